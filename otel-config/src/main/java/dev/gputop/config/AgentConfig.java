@@ -1,0 +1,52 @@
+package dev.gputop.config;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * The agent's whole configuration, as read from the YAML file of SPEC.md section 6 with every
+ * default filled in. Immutable; safe to share between threads.
+ *
+ * @param refreshNormal how often every receiver refreshes ({@code refresh.normal}, default 3s)
+ * @param listen host:port of the HTTP listener serving /metrics, /api/snapshot and /healthz
+ *     ({@code listen}, default {@code 127.0.0.1:9464}); {@code "off"} disables it
+ * @param inference the inference receiver's settings ({@code inference.*})
+ * @param nvml the NVML receiver's settings ({@code nvml.*})
+ * @param kubernetes pod metadata settings used by discovery ({@code kubernetes.*})
+ */
+public record AgentConfig(
+    Duration refreshNormal,
+    String listen,
+    InferenceConfig inference,
+    NvmlConfig nvml,
+    KubernetesConfig kubernetes) {
+
+  public static final Duration DEFAULT_REFRESH = Duration.ofSeconds(3);
+  public static final String DEFAULT_LISTEN = "127.0.0.1:9464";
+
+  public AgentConfig {
+    Objects.requireNonNull(refreshNormal, "refreshNormal");
+    Objects.requireNonNull(listen, "listen");
+    Objects.requireNonNull(inference, "inference");
+    Objects.requireNonNull(nvml, "nvml");
+    Objects.requireNonNull(kubernetes, "kubernetes");
+    if (refreshNormal.isNegative() || refreshNormal.isZero()) {
+      throw new IllegalArgumentException("refresh.normal must be positive");
+    }
+  }
+
+  /** The configuration used when no file is given: every key at its default. */
+  public static AgentConfig defaults() {
+    return new AgentConfig(
+        DEFAULT_REFRESH,
+        DEFAULT_LISTEN,
+        InferenceConfig.defaults(),
+        NvmlConfig.defaults(),
+        KubernetesConfig.defaults());
+  }
+
+  /** Whether the HTTP listener is switched off ({@code listen: off}). */
+  public boolean listenerDisabled() {
+    return "off".equalsIgnoreCase(listen);
+  }
+}

@@ -1,0 +1,39 @@
+package dev.gputop.config;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Settings of the inference receiver ({@code inference.*}). Immutable.
+ *
+ * @param enabled {@code inference.enabled}, default true
+ * @param window {@code inference.window}: how far back rates and quantiles look, default 1m
+ * @param discovery {@code inference.discovery.*}
+ * @param endpoints {@code inference.endpoints[]}: servers scraped whether or not discovery finds them
+ * @param scrape {@code inference.scrape.*}: timeouts and limits for every scrape
+ */
+public record InferenceConfig(
+    boolean enabled,
+    Duration window,
+    DiscoveryConfig discovery,
+    List<EndpointConfig> endpoints,
+    ScrapeConfig scrape) {
+
+  public static final Duration DEFAULT_WINDOW = Duration.ofMinutes(1);
+
+  public InferenceConfig {
+    Objects.requireNonNull(window, "window");
+    Objects.requireNonNull(discovery, "discovery");
+    Objects.requireNonNull(scrape, "scrape");
+    endpoints = List.copyOf(endpoints);
+    if (window.isNegative() || window.isZero()) {
+      throw new IllegalArgumentException("inference.window must be positive");
+    }
+  }
+
+  public static InferenceConfig defaults() {
+    return new InferenceConfig(
+        true, DEFAULT_WINDOW, DiscoveryConfig.defaults(), List.of(), ScrapeConfig.defaults());
+  }
+}

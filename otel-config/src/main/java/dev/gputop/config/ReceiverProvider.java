@@ -1,0 +1,26 @@
+package dev.gputop.config;
+
+/**
+ * Creates a receiver. Found with {@link java.util.ServiceLoader}; list implementations in {@code
+ * META-INF/services/dev.gputop.config.ReceiverProvider}. Providers are created in ascending
+ * {@link #order()}, so a receiver can look up services of receivers with a lower order.
+ */
+public interface ReceiverProvider {
+
+  /** The receiver's name: {@code nvml}, {@code inference}. */
+  String name();
+
+  /** Lower starts first. NVML is 100, inference 200. */
+  int order();
+
+  /** Whether the configuration switches this receiver on. */
+  boolean enabled(AgentConfig config);
+
+  /**
+   * Creates and starts the receiver: registers its instruments with {@code
+   * context.openTelemetry()} and publishes its services. Must not block on I/O for long and must
+   * not throw for a missing data source (report {@code unavailable} instead); may throw {@link
+   * ConfigException} for a configuration it can't use.
+   */
+  Receiver create(ReceiverContext context);
+}

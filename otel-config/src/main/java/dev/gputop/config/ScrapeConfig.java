@@ -1,0 +1,39 @@
+package dev.gputop.config;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Limits applied to every scrape ({@code inference.scrape.*}). The defaults are safe for a
+ * 100 KB TGI exposition and stop a hostile endpoint long before it costs memory. Immutable.
+ *
+ * @param timeout connect + read timeout of one scrape, default 2s (well below refresh.normal)
+ * @param maxBodyBytes largest body accepted, after gzip decompression, default 16 MiB
+ * @param maxLineLength longest exposition line accepted, default 64 KiB
+ * @param maxSeries most samples accepted in one exposition, default 200,000
+ * @param maxLabels most labels on one sample, default 64
+ * @param concurrency most scrapes in flight at once, default 8
+ */
+public record ScrapeConfig(
+    Duration timeout,
+    long maxBodyBytes,
+    int maxLineLength,
+    int maxSeries,
+    int maxLabels,
+    int concurrency) {
+
+  public ScrapeConfig {
+    Objects.requireNonNull(timeout, "timeout");
+    if (timeout.isNegative() || timeout.isZero()) {
+      throw new IllegalArgumentException("inference.scrape.timeout must be positive");
+    }
+    if (maxBodyBytes <= 0 || maxLineLength <= 0 || maxSeries <= 0 || maxLabels <= 0
+        || concurrency <= 0) {
+      throw new IllegalArgumentException("inference.scrape limits must be positive");
+    }
+  }
+
+  public static ScrapeConfig defaults() {
+    return new ScrapeConfig(Duration.ofSeconds(2), 16L << 20, 64 << 10, 200_000, 64, 8);
+  }
+}
