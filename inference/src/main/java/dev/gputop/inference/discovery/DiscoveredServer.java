@@ -1,0 +1,37 @@
+package dev.gputop.inference.discovery;
+
+import java.net.URI;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * One inference server found on this host: all of its processes merged into one entry. Immutable.
+ *
+ * @param name a stable name for outputs, e.g. {@code vllm-8000} or {@code sglang-pod-name-30000}
+ * @param engine the engine the command line suggests ({@code vllm}, {@code sglang}, {@code tgi},
+ *     {@code llamacpp}); the metric names decide in the end
+ * @param url the metrics URL derived from the command line (and pod IP in containers)
+ * @param gpus the NVML indices of every GPU any of its processes uses, ascending
+ * @param pids every PID merged into this server (API server, engine cores, workers, shards), ascending
+ * @param command the command line of the process that owns the port, for {@code discover}
+ * @param how how it was recognized and how the URL was derived, in words
+ * @param containerId the container ID when it runs in one, else null
+ */
+public record DiscoveredServer(
+    String name,
+    String engine,
+    URI url,
+    List<Integer> gpus,
+    List<Long> pids,
+    String command,
+    String how,
+    String containerId) {
+
+  public DiscoveredServer {
+    Objects.requireNonNull(name, "name");
+    Objects.requireNonNull(engine, "engine");
+    Objects.requireNonNull(url, "url");
+    gpus = List.copyOf(gpus);
+    pids = List.copyOf(pids);
+  }
+}
