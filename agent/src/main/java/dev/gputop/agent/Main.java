@@ -13,7 +13,26 @@ import picocli.CommandLine.Command;
 public final class Main implements Runnable {
 
   public static void main(String[] args) {
-    System.exit(new CommandLine(new Main()).execute(args));
+    System.exit(commandLine().execute(args));
+  }
+
+  /** The command line with the exit-code mapping of SPEC.md section 5. */
+  static CommandLine commandLine() {
+    CommandLine cl = new CommandLine(new Main());
+    cl.setExecutionExceptionHandler(
+        (e, cmd, parseResult) -> {
+          if (e instanceof dev.gputop.config.ConfigException) {
+            cmd.getErr().println("configuration error: " + e.getMessage());
+            return ExitCodes.CONFIG;
+          }
+          if (e instanceof java.io.UncheckedIOException || e instanceof java.io.IOException) {
+            cmd.getErr().println("I/O error: " + e.getMessage());
+            return ExitCodes.IO;
+          }
+          cmd.getErr().println("error: " + e);
+          return ExitCodes.RUNTIME;
+        });
+    return cl;
   }
 
   @Override
