@@ -215,7 +215,7 @@ final class CommandRecognizer {
     if (!connect.equals(host)) {
       how.append(" (wildcard: ").append(connect).append(')');
     }
-    return new Endpoint(connect, port, e.path(), how.toString(), null);
+    return new Endpoint(host, connect, port, e.path(), how.toString(), null);
   }
 
   /** Where to connect for a bind address: a wildcard (all interfaces) means loopback. */
@@ -231,7 +231,8 @@ final class CommandRecognizer {
   }
 
   /** Whether a host is a loopback address, unreachable from another network namespace. */
-  static boolean isLoopback(String host) {
+  static boolean isLoopback(String bind) {
+    String host = bind.startsWith("[") && bind.endsWith("]") ? bind.substring(1, bind.length() - 1) : bind;
     return host.startsWith("127.") || host.equals("localhost") || host.equals("::1");
   }
 
@@ -259,16 +260,17 @@ final class CommandRecognizer {
   /**
    * A derived metrics endpoint.
    *
+   * @param bindHost the address the server binds, as its flags or defaults say
    * @param host where to connect (a wildcard bind already replaced by loopback)
    * @param port the metrics port
    * @param path the metrics path
    * @param how which flags or defaults gave it, for {@code discover}
    * @param error why no endpoint could be derived, or null
    */
-  record Endpoint(String host, int port, String path, String how, String error) {
+  record Endpoint(String bindHost, String host, int port, String path, String how, String error) {
 
     static Endpoint failed(String error) {
-      return new Endpoint(null, 0, null, null, error);
+      return new Endpoint(null, null, 0, null, null, error);
     }
 
     /** The URL for a host (this one, or a pod IP instead of it). */

@@ -17,7 +17,7 @@ import java.util.List;
  *
  * <p>Stateless and thread-safe.
  */
-final class ProcFs {
+class ProcFs {
 
   private final Path root;
 

@@ -95,13 +95,24 @@ public final class ProcessDiscovery implements ServerDiscovery {
   /** For tests: a fake procfs root and a fake pod lookup (null: Kubernetes off). */
   ProcessDiscovery(
       DiscoveryConfig config, Path procRoot, Supplier<GpuProcessSource> gpuProcesses, PodLookup pods, Clock clock) {
-    this(config, procRoot, gpuProcesses, new PodSetup(pods, null), clock);
+    this(config, new ProcFs(procRoot), gpuProcesses, new PodSetup(pods, null), clock);
+  }
+
+  /** For tests: a procfs reader that can pretend files are unreadable. */
+  ProcessDiscovery(
+      DiscoveryConfig config, ProcFs proc, Supplier<GpuProcessSource> gpuProcesses, PodLookup pods, Clock clock) {
+    this(config, proc, gpuProcesses, new PodSetup(pods, null), clock);
   }
 
   private ProcessDiscovery(
       DiscoveryConfig config, Path procRoot, Supplier<GpuProcessSource> gpuProcesses, PodSetup pods, Clock clock) {
+    this(config, new ProcFs(procRoot), gpuProcesses, pods, clock);
+  }
+
+  private ProcessDiscovery(
+      DiscoveryConfig config, ProcFs proc, Supplier<GpuProcessSource> gpuProcesses, PodSetup pods, Clock clock) {
     this.config = Objects.requireNonNull(config, "config");
-    this.proc = new ProcFs(procRoot);
+    this.proc = proc;
     this.gpuProcesses = gpuProcesses == null ? () -> null : gpuProcesses;
     this.pods = pods.pods();
     this.kubernetesProblem = pods.problem();
@@ -236,6 +247,7 @@ public final class ProcessDiscovery implements ServerDiscovery {
     } else if (pods != null && pods.problem() != null) {
       notes.add("Kubernetes: " + pods.problem());
     }
+    skipped.sort(java.util.Comparator.comparingLong(SkippedProcess::pid));
     return new DiscoveryResult(List.copyOf(servers.values()), skipped, notes);
   }
 
@@ -288,8 +300,8 @@ public final class ProcessDiscovery implements ServerDiscovery {
             name = pod.qualifiedName() + ":" + ep.port();
           } else if (pod.podIp() == null) {
             reason = where + " is in pod " + pod.qualifiedName() + ", which has no IP yet";
-          } else if (CommandRecognizer.isLoopback(host)) {
-            reason = "listens on " + host + " inside pod " + pod.qualifiedName()
+          } else if (CommandRecognizer.isLoopback(ep.bindHost())) {
+            reason = "listens on " + ep.bindHost() + " inside pod " + pod.qualifiedName()
                 + ", unreachable from the agent (start it with a wildcard host such as 0.0.0.0)";
           } else {
             host = pod.podIp();
