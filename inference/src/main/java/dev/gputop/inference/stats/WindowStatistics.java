@@ -266,15 +266,21 @@ public final class WindowStatistics {
       any = true;
       layoutOf = found[n - 1];
       double[] bounds = layoutOf.bounds();
-      int base = boundsAll.length;
-      boundsAll = java.util.Arrays.copyOf(boundsAll, base + bounds.length);
-      ratesAll = java.util.Arrays.copyOf(ratesAll, base + bounds.length);
+      // sum by (le): series with the bounds already gathered add bucket by bucket (the usual
+      // case: every engine or rank has the same layout); another layout is appended, and
+      // HistogramQuantile sorts and merges equal bounds by addition, which is the same sum.
+      boolean same = java.util.Arrays.equals(boundsAll, bounds);
+      int base = same ? 0 : boundsAll.length;
+      if (!same) {
+        boundsAll = java.util.Arrays.copyOf(boundsAll, base + bounds.length);
+        ratesAll = java.util.Arrays.copyOf(ratesAll, base + bounds.length);
+        System.arraycopy(bounds, 0, boundsAll, base, bounds.length);
+      }
       for (int b = 0; b < bounds.length; b++) {
         for (int i = 0; i < n; i++) {
           v[i] = found[i].cumulative()[b];
         }
-        boundsAll[base + b] = bounds[b];
-        ratesAll[base + b] = Rate.rate(t, v, n, r.start, r.end);
+        ratesAll[base + b] += Rate.rate(t, v, n, r.start, r.end);
       }
       for (int i = 0; i < n; i++) {
         v[i] = found[i].observations();
