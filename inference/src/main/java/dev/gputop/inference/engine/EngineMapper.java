@@ -103,8 +103,8 @@ public final class EngineMapper {
     String[][] prefixes = PREFIXES.get(engine);
     String[] wire = prefixes[0];
     String[] canonical = prefixes[1];
-    // Sources are the profile's constants: identity is equality, and cheaper.
-    Map<Source, List<Sample>> bySource = new java.util.IdentityHashMap<>();
+    // Two concepts may read one metric (SGLang prompt tokens): sources are keys by value.
+    Map<Source, List<Sample>> bySource = new HashMap<>();
     for (MetricFamily f : exposition.families()) {
       List<Sample> samples = f.samples();
       // Skip whole families of other exporters (python_, process_, http_) at once.
