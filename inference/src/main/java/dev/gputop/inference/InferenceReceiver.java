@@ -254,7 +254,7 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
       }
       if (!names.add(d.name())) {
         notes.add("discovered " + d.name() + " at " + d.url()
-            + " is not scraped: a configured endpoint has the same name");
+            + " is not scraped: another server already has that name");
         continue;
       }
       out.add(new Target(d.name(), d.url(), DISCOVERED, d.gpus(), d.pids(), ScrapeTarget.of(d.name(), d.url())));

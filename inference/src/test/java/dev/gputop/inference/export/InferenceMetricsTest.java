@@ -123,6 +123,33 @@ class InferenceMetricsTest {
   }
 
   @Test
+  void docsMetricsMd_listsEveryGaugeWithItsUnit() throws Exception {
+    java.nio.file.Path doc = java.nio.file.Path.of("..", "docs", "metrics.md");
+    org.junit.jupiter.api.Assumptions.assumeTrue(java.nio.file.Files.exists(doc), "docs/metrics.md not found");
+    String text = java.nio.file.Files.readString(doc);
+    int from = text.indexOf("## Inference receiver: windowed serving statistics");
+    int to = text.indexOf("### Source metric per engine");
+    String section = text.substring(from, to);
+    LatencyStats l = new LatencyStats(0.3, 0.25, 0.6, 0.9, 40L);
+    snapshot.set(snapshotOf(List.of(StatsPoint.of("s", "vllm", null,
+        new ServerStats(1, 1, 0.5, 0.5, 1.0, 1.0, 1.0, 1.0, l, l, l, l))),
+        Map.of(StatsPoint.upAttributes("s", "vllm", "up"), 1L)));
+    try (InferenceMetrics m = new InferenceMetrics(sdk, snapshot::get)) {
+      for (MetricData d : reader.collectAllMetrics()) {
+        String name = d.getName();
+        String row = section.lines().filter(line -> line.contains("`" + name + "`")).findFirst().orElse(null);
+        if (row == null) {
+          // The .mean and .count rows list the other latencies as "(and `.itl.mean`, …)".
+          String shortName = name.substring("gputop.inference".length());
+          row = section.lines().filter(line -> line.contains("`" + shortName + "`")).findFirst().orElse(null);
+        }
+        assertThat(row).as("row for %s in docs/metrics.md", name).isNotNull();
+        assertThat(row).as("unit of %s", name).contains("| `" + d.getUnit() + "` |");
+      }
+    }
+  }
+
+  @Test
   void close_unregistersTheCallbacks() {
     ServerStats s = new ServerStats(1, null, null, null, null, null, null, null, null, null, null, null);
     snapshot.set(snapshotOf(List.of(StatsPoint.of("x", "vllm", null, s)), Map.of()));
