@@ -82,6 +82,33 @@ class ExpositionParserFixturesTest {
                     }));
   }
 
+  /** The project's own fixtures (src/test/resources/fixtures) parse too. */
+  @TestFactory
+  Stream<DynamicTest> parse_everyProjectFixture() throws Exception {
+    Path root = Path.of(getClass().getResource("/fixtures").toURI());
+    List<Path> files;
+    try (Stream<Path> walk = Files.walk(root)) {
+      files = walk.filter(p -> p.toString().endsWith(".prom")).sorted().collect(Collectors.toList());
+    }
+    assertThat(files).isNotEmpty();
+    return files.stream()
+        .map(
+            file ->
+                DynamicTest.dynamicTest(
+                    root.relativize(file).toString(),
+                    () -> {
+                      byte[] body = Files.readAllBytes(file);
+                      Exposition e = parser.parse(body, 0, body.length);
+                      long sampleLines =
+                          readLines(file).stream()
+                              .map(String::strip)
+                              .filter(l -> !l.isEmpty() && !l.startsWith("#"))
+                              .count();
+                      assertThat((long) e.sampleCount()).isEqualTo(sampleLines);
+                      assertThat(e.families()).isNotEmpty();
+                    }));
+  }
+
   private static List<String> readLines(Path file) {
     try {
       return Files.readAllLines(file, StandardCharsets.UTF_8);
