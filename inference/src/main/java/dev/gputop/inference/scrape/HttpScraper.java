@@ -2,6 +2,7 @@ package dev.gputop.inference.scrape;
 
 import dev.gputop.config.Clock;
 import dev.gputop.config.ScrapeConfig;
+import dev.gputop.config.TlsConfig;
 import dev.gputop.inference.scrape.ScrapeResult.Outcome;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.trace.Span;
@@ -75,6 +76,9 @@ public final class HttpScraper implements Scraper {
    */
   static final Duration SLACK = Duration.ofMillis(250);
 
+  /** A scrape is not started with less time than this left before the deadline. */
+  private static final long MIN_START_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+
   private final ScrapeConfig config;
   private final Clock clock;
   private final ScrapeTelemetry telemetry;
@@ -105,6 +109,14 @@ public final class HttpScraper implements Scraper {
     this.timer.setRemoveOnCancelPolicy(true);
     this.clients = new HttpClients(config.timeout(), httpExecutor);
     this.slots = new Semaphore(config.concurrency());
+    // The default client is what nearly every target uses. Building it initializes JSSE and the
+    // HTTP client, which on a cold JVM takes a good part of a second: do it now rather than
+    // inside the first scrape's deadline.
+    try {
+      clients.get(TlsConfig.defaults());
+    } catch (ScrapeFailure | RuntimeException e) {
+      logger.log(Level.FINE, "Could not prepare the default HTTP client; will retry per scrape", e);
+    }
   }
 
   /**
@@ -162,6 +174,11 @@ public final class HttpScraper implements Scraper {
         interrupted = true;
         call.abort("interrupted");
         continue;
+      }
+      if (acquired && deadline - System.nanoTime() < MIN_START_NANOS) {
+        // A slot freed at the deadline: starting now could only time out, misleadingly.
+        slots.release();
+        acquired = false;
       }
       if (!acquired) {
         call.abort(Outcome.TIMEOUT, "not started within " + Formats.duration(config.timeout())

@@ -393,7 +393,8 @@ final class ScrapeCall {
     String message = root.getMessage() == null ? root.getClass().getSimpleName() : root.getMessage();
     if (root instanceof IOException) {
       String lower = message.toLowerCase(Locale.ROOT);
-      if (lower.contains("closed") || lower.contains("eof") || lower.contains("reset")) {
+      if (lower.contains("closed") || lower.contains("eof") || lower.contains("reset")
+          || lower.contains("bytes received")) {
         return new ScrapeFailure(Outcome.IO_ERROR,
             "connection to " + host + " closed before the response was complete (" + message + ")");
       }
