@@ -227,7 +227,7 @@ final class ScrapeCall {
       return;
     }
     if (error != null) {
-      fail(classify(error, uri, config.timeout()));
+      fail(classify(error, uri, config.timeout(), target.tls().certFile() != null));
       return;
     }
     try {
@@ -346,7 +346,8 @@ final class ScrapeCall {
   }
 
   /** Maps what the HTTP client threw to an outcome and a message naming the host. */
-  static ScrapeFailure classify(Throwable error, URI uri, Duration timeout) {
+  static ScrapeFailure classify(Throwable error, URI uri, Duration timeout,
+      boolean clientCertificate) {
     String host = Formats.hostPort(uri);
     for (Throwable t = error; t != null; t = t.getCause()) {
       if (t instanceof ScrapeFailure) {
@@ -394,9 +395,14 @@ final class ScrapeCall {
     if (root instanceof IOException) {
       String lower = message.toLowerCase(Locale.ROOT);
       if (lower.contains("closed") || lower.contains("eof") || lower.contains("reset")
-          || lower.contains("bytes received")) {
-        return new ScrapeFailure(Outcome.IO_ERROR,
-            "connection to " + host + " closed before the response was complete (" + message + ")");
+          || lower.contains("bytes received") || lower.contains("no bytes")) {
+        // Over TLS 1.3 a server that wants a client certificate checks it after the handshake
+        // and just hangs up: this is all the client gets to see.
+        String hint = "https".equalsIgnoreCase(uri.getScheme()) && !clientCertificate
+            ? "; if the server requires a client certificate, set tls.certFile and tls.keyFile"
+            : "";
+        return new ScrapeFailure(Outcome.IO_ERROR, "connection to " + host
+            + " closed before the response was complete (" + message + ")" + hint);
       }
       return new ScrapeFailure(Outcome.IO_ERROR, "I/O error with " + host + ": " + message);
     }
