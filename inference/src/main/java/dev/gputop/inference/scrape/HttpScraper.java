@@ -23,6 +23,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -151,10 +152,14 @@ public final class HttpScraper implements Scraper {
     boolean interrupted = false;
     for (ScrapeTarget target : targets) {
       ScrapeCall call = new ScrapeCall(target, config, clock, deadline);
-      Span span = telemetry.startScrape(cycle, target);
+      // The target's span starts with its request, so a wait for a slot shows as a gap in the
+      // trace; a target that never started gets a span when it is reported.
+      AtomicReference<Span> span = new AtomicReference<>();
       // Recorded before scrapeAll sees the result, so the metrics are current when it returns.
       reported.add(call.completion().whenComplete((completed, error) -> {
-        telemetry.record(span, completed);
+        Span started = span.get();
+        telemetry.record(started != null ? started : telemetry.startScrape(cycle, target),
+            completed);
         failureLog.record(completed.result(), clock.nanoTime());
       }));
       calls.add(call);
@@ -192,6 +197,7 @@ public final class HttpScraper implements Scraper {
         slots.release();
       });
       warnIfInsecure(target);
+      span.set(telemetry.startScrape(cycle, target));
       call.start(clients, timer);
     }
     List<ScrapeResult> results = new ArrayList<>(targets.size());

@@ -62,8 +62,8 @@ final class ScrapeCall {
   private final ScrapeConfig config;
   private final Clock clock;
   private final long deadlineNanos;
-  private final long startEpochNanos;
-  private final long startNanos;
+  private volatile long startEpochNanos;
+  private volatile long startNanos;
   private final CompletableFuture<Completed> completion = new CompletableFuture<>();
 
   private volatile HttpClient client;
@@ -99,6 +99,9 @@ final class ScrapeCall {
 
   /** Starts the call; returns at once (reads the token and TLS files on the caller's thread). */
   CompletableFuture<Completed> start(HttpClients clients, ScheduledExecutorService timer) {
+    // The duration measures the scrape itself, not the wait for a free slot.
+    startEpochNanos = clock.epochNanos();
+    startNanos = clock.nanoTime();
     try {
       URI url = target.url();
       String scheme = url.getScheme() == null ? "" : url.getScheme().toLowerCase(Locale.ROOT);
