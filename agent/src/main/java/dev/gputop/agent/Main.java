@@ -9,7 +9,7 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     versionProvider = Main.Version.class,
     description = "GPU and LLM-inference telemetry agent: NVML and inference-server receivers, exported over OTLP and Prometheus.",
-    subcommands = {Main.VersionCommand.class})
+    subcommands = {Main.VersionCommand.class, DiscoverCommand.class})
 public final class Main implements Runnable {
 
   public static void main(String[] args) {
