@@ -17,6 +17,7 @@ import picocli.CommandLine.Command;
       SnapshotCommand.class,
       DiscoverCommand.class,
       CheckConfigCommand.class,
+      GpusCommand.class,
       Main.VersionCommand.class,
     })
 public final class Main implements Runnable {
