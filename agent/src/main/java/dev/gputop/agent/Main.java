@@ -17,6 +17,7 @@ import picocli.CommandLine.Command;
       RunCommand.class,
       SnapshotCommand.class,
       CheckConfigCommand.class,
+      DemoCommand.class,
       Main.VersionCommand.class,
     })
 public final class Main implements Runnable {

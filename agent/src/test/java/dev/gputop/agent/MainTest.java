@@ -116,8 +116,16 @@ class MainTest {
   }
 
   @Test
+  void demo_drawsTheTableUntilItsTimeIsUp() throws Exception {
+    Path f = file("d.yaml", "listen: 127.0.0.1:0\nnvml:\n  enabled: false\n");
+    Result r = run("demo", "--config", f.toString(), "--for", "1s", "--plain");
+    assertThat(r.code()).isEqualTo(ExitCodes.OK);
+    assertThat(r.out()).contains("gputop-agent demo").contains("SERVER").contains("Overview:").contains("Alerts:");
+  }
+
+  @Test
   void everyCommand_hasHelpAndConfig() {
-    for (String cmd : List.of("run", "snapshot", "check-config", "version")) {
+    for (String cmd : List.of("run", "snapshot", "check-config", "demo", "version")) {
       Result r = run(cmd, "--help");
       assertThat(r.code()).as(cmd).isEqualTo(ExitCodes.OK);
       assertThat(r.out()).as(cmd).contains("--config");
