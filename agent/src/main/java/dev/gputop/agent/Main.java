@@ -18,6 +18,7 @@ import picocli.CommandLine.Command;
       DiscoverCommand.class,
       CheckConfigCommand.class,
       GpusCommand.class,
+      DemoCommand.class,
       Main.VersionCommand.class,
     })
 public final class Main implements Runnable {
