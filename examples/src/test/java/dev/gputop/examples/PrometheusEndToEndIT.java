@@ -77,7 +77,6 @@ class PrometheusEndToEndIT {
   private static Map<String, String> variables = Map.of();
   private static Map<String, List<JsonNode>> lastResults = Map.of();
 
-
   /** Why the stack can't start here (a missing prerequisite), or null; each test reports it as its skip reason. */
   private static String missing;
 
@@ -466,7 +465,10 @@ class PrometheusEndToEndIT {
         "      System.out.println(r.name() + \" \" + r.engine() + \" \" + r.url());",
         "    }",
         "    System.out.flush();",
-        "    Thread.sleep(Long.MAX_VALUE);",
+        "    // Runs until stopped, or until the test JVM is gone and with it the other end of stdin.",
+        "    while (System.in.read() >= 0) {",
+        "    }",
+        "    demo.close();",
         "  }",
         "}",
         ""), StandardCharsets.UTF_8);
