@@ -43,7 +43,7 @@ import org.openjdk.jmh.annotations.Warmup;
 public class ScrapeCycleBenchmark {
 
   /** Any exposition file, relative to the working directory. */
-  @Param("inference/src/test/resources/fixtures/vllm/vllm-v1-dp2-full.prom")
+  @Param("inference/src/test/resources/fixtures/vllm/vllm-v1-dp2.prom")
   public String file;
 
   private byte[] body;

@@ -23,8 +23,9 @@ import java.util.Set;
  *       HistogramQuantile});
  *   <li>means, counts and the prefix hit ratio from raw increases (newest − oldest with
  *       counter-reset correction), so a count is a count of requests;
- *   <li>rates and latencies need two scrapes; latencies with no request in the window have a
- *       count of 0 and null values.
+ *   <li>rates and latencies need two scrapes: until then rates are null and a latency the
+ *       server exports has every field null; with no request in the window a latency has a
+ *       count of 0 and null values; a latency the server does not export is null.
  * </ul>
  *
  * <p>Stateless and thread-safe.
@@ -51,7 +52,9 @@ public final class WindowStatistics {
     Double kv = gaugeMax(newest, Concept.KV_CACHE, model);
     Double hitGauge = hitRateGauge(newest, model);
     if (entries.size() < 2) {
-      return new ServerStats(running, waiting, kv, hitGauge, null, null, null, null, null, null, null, null);
+      return new ServerStats(running, waiting, kv, hitGauge, null, null, null, null,
+          notYet(newest, Concept.TTFT, model), notYet(newest, Concept.ITL, model),
+          notYet(newest, Concept.E2E, model), notYet(newest, Concept.QUEUE, model));
     }
     Range r = new Range(entries, window.rangeStartNanos());
     Double prefix = prefixHitRatio(r, model);
@@ -93,6 +96,22 @@ public final class WindowStatistics {
       this.scratch = new double[times.length];
       this.scratchTimes = new double[times.length];
     }
+  }
+
+  /** A latency the server exports but the window can't compute yet: every field null. */
+  private static final LatencyStats NOT_YET = new LatencyStats(null, null, null, null, null);
+
+  private static LatencyStats notYet(ServerScrape newest, Concept c, String model) {
+    ConceptValues cv = newest.get(c);
+    if (cv == null) {
+      return null;
+    }
+    for (HistogramSeries h : cv.histograms().values()) {
+      if (matches(model, h.model())) {
+        return NOT_YET;
+      }
+    }
+    return null;
   }
 
   private static boolean matches(String model, String seriesModel) {
@@ -292,7 +311,7 @@ public final class WindowStatistics {
       sumInc += Rate.rawIncrease(v, n);
     }
     if (!any || Double.isNaN(countInc)) {
-      return null;
+      return NOT_YET; // exported, but no histogram has two scrapes in the window yet
     }
     if (countInc <= 0) {
       return new LatencyStats(null, null, null, null, 0L);
