@@ -359,7 +359,8 @@ final class ScrapeCall {
     }
     for (Throwable t = error; t != null; t = t.getCause()) {
       if (t instanceof HttpConnectTimeoutException) {
-        return new ScrapeFailure(Outcome.TIMEOUT, "connect to " + host + " timed out after " + Formats.duration(timeout));
+        return new ScrapeFailure(Outcome.TIMEOUT, "connect to " + host + " timed out after "
+            + Formats.duration(HttpScraper.connectTimeout(timeout)));
       }
       if (t instanceof HttpTimeoutException) {
         return new ScrapeFailure(Outcome.TIMEOUT,

@@ -4,10 +4,16 @@ import static dev.gputop.inference.scrape.HttpScraperTest.EXPOSITION;
 import static dev.gputop.inference.scrape.HttpScraperTest.bytes;
 import static dev.gputop.inference.scrape.HttpScraperTest.scraper;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.gputop.config.ScrapeConfig;
 import dev.gputop.inference.scrape.ScrapeResult.Outcome;
 import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -60,6 +66,46 @@ class HttpScraperDeadlineTest {
     }
     // The connection was closed, not left open for the server to hold.
     assertThat(silent.finished.await(5, TimeUnit.SECONDS)).isTrue();
+  }
+
+  @Test
+  void scrapeAll_connectThatNeverCompletes_isAConnectTimeout() throws Exception {
+    // A listening socket whose accept queue is full: Linux drops further SYNs, as a firewall
+    // that drops packets would, so the connect hangs.
+    try (ServerSocket full = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      List<Socket> fillers = new ArrayList<>();
+      try {
+        boolean hung = false;
+        for (int i = 0; i < 8 && !hung; i++) {
+          Socket filler = new Socket();
+          fillers.add(filler);
+          try {
+            filler.connect(full.getLocalSocketAddress(), 200);
+          } catch (SocketTimeoutException e) {
+            hung = true; // the queue is full: this connect hung
+          }
+        }
+        assumeTrue(hung, "this kernel answers SYNs beyond the accept queue");
+        // 2s, so the 1.5s connect timeout keeps a margin over a cold JVM's first connect.
+        ScrapeConfig twoSeconds =
+            new ScrapeConfig(Duration.ofSeconds(2), 1 << 20, 64 << 10, 200_000, 64, 8);
+        try (HttpScraper scraper = scraper(twoSeconds)) {
+          long start = System.nanoTime();
+          ScrapeResult result = scraper.scrapeAll(List.of(ScrapeTarget.of("dropped",
+              URI.create("http://127.0.0.1:" + full.getLocalPort() + "/metrics")))).get(0);
+          long elapsed = System.nanoTime() - start;
+
+          assertThat(result.outcome()).isEqualTo(Outcome.TIMEOUT);
+          assertThat(result.error()).isEqualTo(
+              "connect to 127.0.0.1:" + full.getLocalPort() + " timed out after 1.5s");
+          assertThat(elapsed).isLessThan(TimeUnit.SECONDS.toNanos(3));
+        }
+      } finally {
+        for (Socket filler : fillers) {
+          filler.close();
+        }
+      }
+    }
   }
 
   @Test
