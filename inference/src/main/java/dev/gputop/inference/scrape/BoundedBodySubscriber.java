@@ -19,7 +19,8 @@ import java.util.concurrent.Flow;
  * <p>The HTTP client calls {@code on*} serially; {@link #cancel()} may be called from any thread
  * (the deadline timer), and {@link #received()} read from any thread.
  */
-final class BoundedBodySubscriber implements HttpResponse.BodySubscriber<BoundedBodySubscriber.Body> {
+final class BoundedBodySubscriber
+    implements HttpResponse.BodySubscriber<BoundedBodySubscriber.Body> {
 
   /** A collected body: the first {@code length} bytes of {@code bytes} are valid. */
   record Body(byte[] bytes, int length) {}

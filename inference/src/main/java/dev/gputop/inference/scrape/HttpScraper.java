@@ -61,9 +61,10 @@ import java.util.logging.Logger;
  * concurrency bound. Usage:
  *
  * <pre>{@code
- * try (HttpScraper scraper = new HttpScraper(ScrapeConfig.defaults(), Clock.system(), openTelemetry)) {
- *   List<ScrapeResult> results =
- *       scraper.scrapeAll(List.of(ScrapeTarget.of("vllm", URI.create("http://127.0.0.1:8000/metrics"))));
+ * try (HttpScraper scraper =
+ *     new HttpScraper(ScrapeConfig.defaults(), Clock.system(), openTelemetry)) {
+ *   ScrapeTarget vllm = ScrapeTarget.of("vllm", URI.create("http://127.0.0.1:8000/metrics"));
+ *   List<ScrapeResult> results = scraper.scrapeAll(List.of(vllm));
  * }
  * }</pre>
  */

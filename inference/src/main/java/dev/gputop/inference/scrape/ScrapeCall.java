@@ -364,7 +364,8 @@ final class ScrapeCall {
       }
       if (t instanceof HttpTimeoutException) {
         return new ScrapeFailure(Outcome.TIMEOUT,
-            "timed out after " + Formats.duration(timeout) + " waiting for a response from " + host);
+            "timed out after " + Formats.duration(timeout)
+                + " waiting for a response from " + host);
       }
       if (t instanceof SSLHandshakeException) {
         return new ScrapeFailure(Outcome.TLS_ERROR,
@@ -395,7 +396,8 @@ final class ScrapeCall {
             || root instanceof java.util.concurrent.ExecutionException)) {
       root = root.getCause();
     }
-    String message = root.getMessage() == null ? root.getClass().getSimpleName() : root.getMessage();
+    String message =
+        root.getMessage() == null ? root.getClass().getSimpleName() : root.getMessage();
     if (root instanceof IOException) {
       String lower = message.toLowerCase(Locale.ROOT);
       if (lower.contains("closed") || lower.contains("eof") || lower.contains("reset")
@@ -418,7 +420,8 @@ final class ScrapeCall {
     if (message == null) {
       return "unknown reason";
     }
-    if (message.contains("PKIX path") || message.contains("unable to find valid certification path")) {
+    if (message.contains("PKIX path")
+        || message.contains("unable to find valid certification path")) {
       return "the server's certificate is not trusted (set tls.caFile to the CA that signed it)";
     }
     if (message.contains("No subject alternative") || message.contains("No name matching")) {
@@ -429,7 +432,8 @@ final class ScrapeCall {
       return "the server rejected the client certificate (" + message
           + "; check tls.certFile and tls.keyFile)";
     }
-    if (message.contains("plaintext connection") || message.contains("Unsupported or unrecognized SSL")) {
+    if (message.contains("plaintext connection")
+        || message.contains("Unsupported or unrecognized SSL")) {
       return "the server does not speak TLS on this port (use http://)";
     }
     return message;

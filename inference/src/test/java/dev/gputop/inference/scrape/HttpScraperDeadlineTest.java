@@ -54,13 +54,15 @@ class HttpScraperDeadlineTest {
 
     try (HttpScraper scraper = scraper(CONFIG)) {
       long start = System.nanoTime();
-      ScrapeResult result = scraper.scrapeAll(List.of(ScrapeTarget.of("silent", silent.uri("/metrics")))).get(0);
+      ScrapeResult result =
+          scraper.scrapeAll(List.of(ScrapeTarget.of("silent", silent.uri("/metrics")))).get(0);
       long elapsed = System.nanoTime() - start;
 
       assertThat(result.outcome()).isEqualTo(Outcome.TIMEOUT);
       assertThat(result.error()).isEqualTo(
           "timed out after 1s waiting for a response from 127.0.0.1:" + silent.port());
-      assertThat(elapsed).isGreaterThanOrEqualTo(TIMEOUT.toNanos() - TimeUnit.MILLISECONDS.toNanos(50))
+      assertThat(elapsed)
+          .isGreaterThanOrEqualTo(TIMEOUT.toNanos() - TimeUnit.MILLISECONDS.toNanos(50))
           .isLessThan(BOUND_NANOS);
       assertThat(result.durationNanos()).isLessThan(BOUND_NANOS);
     }
@@ -113,7 +115,8 @@ class HttpScraperDeadlineTest {
     RawServer trickle = track(new RawServer(socket -> {
       RawServer.readRequest(socket);
       OutputStream out = socket.getOutputStream();
-      out.write(bytes("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 100000\r\n\r\n"));
+      out.write(bytes(
+          "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 100000\r\n\r\n"));
       out.flush();
       // Never idle long enough for a read timeout, never finishing either.
       while (true) {
@@ -125,7 +128,8 @@ class HttpScraperDeadlineTest {
 
     try (HttpScraper scraper = scraper(CONFIG)) {
       long start = System.nanoTime();
-      ScrapeResult result = scraper.scrapeAll(List.of(ScrapeTarget.of("trickle", trickle.uri("/metrics")))).get(0);
+      ScrapeResult result =
+          scraper.scrapeAll(List.of(ScrapeTarget.of("trickle", trickle.uri("/metrics")))).get(0);
       long elapsed = System.nanoTime() - start;
 
       assertThat(result.outcome()).isEqualTo(Outcome.TIMEOUT);
@@ -151,7 +155,8 @@ class HttpScraperDeadlineTest {
 
     try (HttpScraper scraper = scraper(CONFIG)) {
       long start = System.nanoTime();
-      ScrapeResult result = scraper.scrapeAll(List.of(ScrapeTarget.of("trickle", trickle.uri("/metrics")))).get(0);
+      ScrapeResult result =
+          scraper.scrapeAll(List.of(ScrapeTarget.of("trickle", trickle.uri("/metrics")))).get(0);
       long elapsed = System.nanoTime() - start;
 
       assertThat(result.outcome()).isEqualTo(Outcome.TIMEOUT);
@@ -269,7 +274,8 @@ class HttpScraperDeadlineTest {
     try (HttpScraper scraper = scraper(oneAtOnce)) {
       assertThat(scraper.scrapeAll(List.of(ScrapeTarget.of("silent", silent.uri("/metrics"))))
           .get(0).outcome()).isEqualTo(Outcome.TIMEOUT);
-      ScrapeResult next = scraper.scrapeAll(List.of(ScrapeTarget.of("good", good.uri("/metrics")))).get(0);
+      ScrapeResult next =
+          scraper.scrapeAll(List.of(ScrapeTarget.of("good", good.uri("/metrics")))).get(0);
 
       assertThat(next.outcome()).isEqualTo(Outcome.SUCCESS);
     }
@@ -281,7 +287,8 @@ class HttpScraperDeadlineTest {
       RawServer.readRequest(socket);
       RawServer.awaitClientClose(socket);
     }));
-    ScrapeConfig patient = new ScrapeConfig(Duration.ofSeconds(30), 1 << 20, 64 << 10, 200_000, 64, 8);
+    ScrapeConfig patient =
+        new ScrapeConfig(Duration.ofSeconds(30), 1 << 20, 64 << 10, 200_000, 64, 8);
     HttpScraper scraper = scraper(patient);
     long start = System.nanoTime();
     CompletableFuture<List<ScrapeResult>> results = CompletableFuture.supplyAsync(
