@@ -121,6 +121,11 @@ final class BoundedBodySubscriber
 
   @Override
   public void onComplete() {
+    // A body without Content-Length grew by doubling: give back a large unused tail, since the
+    // result may be kept for a while.
+    if (buffer.length - length > Math.max(length / 4, 64 << 10)) {
+      buffer = Arrays.copyOf(buffer, length);
+    }
     result.complete(new Body(buffer, length));
   }
 

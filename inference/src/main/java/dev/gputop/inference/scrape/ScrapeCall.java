@@ -163,7 +163,8 @@ final class ScrapeCall {
     try {
       future = client.sendAsync(request, this::bodySubscriber);
     } catch (RuntimeException e) {
-      fail(new ScrapeFailure(Outcome.IO_ERROR, "cannot send the request: " + e.getMessage()));
+      fail(new ScrapeFailure(Outcome.IO_ERROR,
+          "cannot send the request: " + e.getClass().getSimpleName()));
       return;
     }
     inFlight = future;
@@ -180,7 +181,8 @@ final class ScrapeCall {
     try {
       builder = HttpRequest.newBuilder(uri).GET().timeout(timeout);
     } catch (IllegalArgumentException e) {
-      throw new ScrapeFailure(Outcome.IO_ERROR, "invalid URL: " + e.getMessage());
+      // Not the JDK's message: it quotes the URL, whose query may hold a secret.
+      throw new ScrapeFailure(Outcome.IO_ERROR, "the HTTP client rejects this URL");
     }
     builder.header("Accept", ACCEPT);
     builder.header("Accept-Encoding", "gzip");
