@@ -1,0 +1,95 @@
+package dev.gputop.inference.discovery;
+
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * One way an inference server's process shows up in {@code ps}: a program name (optionally with a
+ * subcommand), a Python module run with {@code -m}, or a process title set with setproctitle.
+ * {@link CommandRecognizer} holds the table of these rules; adding an engine or an alias is one
+ * more row. Immutable.
+ *
+ * @param engine the engine identifier ({@code vllm}, {@code sglang}, {@code tgi}, {@code llamacpp})
+ * @param role what the process does inside its server
+ * @param kind how {@code pattern} is matched
+ * @param pattern a program name (matched against the file name of argv[0], or of the script an
+ *     interpreter runs), a module-name prefix, or a title prefix
+ * @param subcommand the argument that must follow the program (e.g. {@code serve}), or null
+ * @param endpoint how to derive the metrics URL; null for helper processes
+ */
+record CommandRule(
+    String engine, Role role, Kind kind, String pattern, String subcommand, EndpointRule endpoint) {
+
+  /** How {@link #pattern} is matched. */
+  enum Kind {
+    /** The file name of the program equals the pattern. */
+    PROGRAM,
+    /** The program is a Python interpreter run as {@code -m <module>}, the module starts with the pattern. */
+    MODULE,
+    /** argv[0] (a setproctitle title) starts with the pattern. */
+    TITLE
+  }
+
+  /** What a process does inside its server, which decides whose flags give the URL. */
+  enum Role {
+    /** Owns the HTTP port that serves /metrics (vLLM/SGLang API server, TGI router, llama-server). */
+    SERVER,
+    /** Starts the server and knows its ports (TGI launcher): a fallback when the server process is not seen. */
+    SUPERVISOR,
+    /** Engine cores, workers, schedulers, shards: merged into the server above them. */
+    HELPER
+  }
+
+  CommandRule {
+    Objects.requireNonNull(engine, "engine");
+    Objects.requireNonNull(role, "role");
+    Objects.requireNonNull(kind, "kind");
+    Objects.requireNonNull(pattern, "pattern");
+    if (role != Role.HELPER) {
+      Objects.requireNonNull(endpoint, "endpoint of a " + role + " rule");
+    }
+  }
+
+  /** A readable name of what matched, e.g. {@code vllm serve} or {@code -m sglang.launch_server}. */
+  String describe() {
+    switch (kind) {
+      case MODULE:
+        return "-m " + pattern + "*";
+      case TITLE:
+        return "title " + pattern + "*";
+      default:
+        return subcommand == null ? pattern : pattern + " " + subcommand;
+    }
+  }
+
+  /**
+   * How an engine's metrics URL follows from its flags.
+   *
+   * @param portFlags flags whose value is the metrics port, first present wins
+   * @param defaultPort the port when none of the flags (nor the environment) gives one
+   * @param hostFlags flags whose value is the bind host
+   * @param defaultHost the bind host when no flag gives one (a wildcard means loopback)
+   * @param portEnv environment variables read for the port when no flag gives it (e.g. {@code
+   *     LLAMA_ARG_PORT}), first set wins
+   * @param hostEnv environment variables read for the host when no flag gives it
+   * @param path the metrics path
+   */
+  record EndpointRule(
+      List<String> portFlags,
+      int defaultPort,
+      List<String> hostFlags,
+      String defaultHost,
+      List<String> portEnv,
+      List<String> hostEnv,
+      String path) {
+
+    EndpointRule {
+      portFlags = List.copyOf(portFlags);
+      hostFlags = List.copyOf(hostFlags);
+      portEnv = List.copyOf(portEnv);
+      hostEnv = List.copyOf(hostEnv);
+      Objects.requireNonNull(defaultHost, "defaultHost");
+      Objects.requireNonNull(path, "path");
+    }
+  }
+}
