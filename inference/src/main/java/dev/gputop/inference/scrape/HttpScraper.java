@@ -91,6 +91,7 @@ public final class HttpScraper implements Scraper {
   private final Set<ScrapeCall> running = ConcurrentHashMap.newKeySet();
   private final Set<String> insecureWarned = ConcurrentHashMap.newKeySet();
   private final FailureLog failureLog = new FailureLog(logger);
+  private final ProtocolBackoff backoff = new ProtocolBackoff();
   private final AtomicBoolean closed = new AtomicBoolean();
 
   /**
@@ -175,6 +176,11 @@ public final class HttpScraper implements Scraper {
         call.abort("interrupted");
         continue;
       }
+      ProtocolBackoff.Skip skip = backoff.check(target, clock.nanoTime());
+      if (skip != null) {
+        call.abort(skip.outcome(), skip.message());
+        continue;
+      }
       long wait = deadline - System.nanoTime();
       boolean acquired;
       try {
@@ -199,6 +205,7 @@ public final class HttpScraper implements Scraper {
       call.completion().whenComplete((completed, error) -> {
         running.remove(call);
         slots.release();
+        backoff.record(target, completed, clock.nanoTime());
       });
       warnIfInsecure(target);
       span.set(telemetry.startScrape(cycle, target));

@@ -6,6 +6,7 @@ import dev.gputop.inference.scrape.ScrapeResult.Outcome;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.NoRouteToHostException;
+import java.net.ProtocolException;
 import java.net.URI;
 import java.net.UnknownHostException;
 import java.net.http.HttpClient;
@@ -55,8 +56,13 @@ final class ScrapeCall {
 
   static final int SNIPPET_CHARS = 200;
 
-  /** A finished call: the result plus what only the telemetry needs. */
-  record Completed(ScrapeResult result, int statusCode, long transferredBytes) {}
+  /**
+   * A finished call: the result plus what only the telemetry and the backoff need.
+   *
+   * @param protocolViolation the response was not valid HTTP
+   */
+  record Completed(
+      ScrapeResult result, int statusCode, long transferredBytes, boolean protocolViolation) {}
 
   private final ScrapeTarget target;
   private final ScrapeConfig config;
@@ -73,6 +79,7 @@ final class ScrapeCall {
   private volatile Future<?> deadlineTask;
   private volatile URI currentUri;
   private volatile int statusCode;
+  private volatile boolean protocolViolation;
 
   /**
    * @param deadlineNanos when the call must be finished, on the {@link System#nanoTime()} scale
@@ -328,6 +335,7 @@ final class ScrapeCall {
   }
 
   private void fail(ScrapeFailure f) {
+    protocolViolation = f.protocolViolation();
     finish(f.outcome(), null, null, f.getMessage());
   }
 
@@ -343,7 +351,7 @@ final class ScrapeCall {
         body == null ? null : body.bytes(), body == null ? 0 : body.length(), contentType,
         startEpochNanos, duration, error);
     boolean won = completion.complete(
-        new Completed(result, statusCode, s == null ? 0 : s.received()));
+        new Completed(result, statusCode, s == null ? 0 : s.received(), protocolViolation));
     if (won && task != null) {
       task.cancel(false);
     }
@@ -382,6 +390,10 @@ final class ScrapeCall {
       }
       if (t instanceof NoRouteToHostException) {
         return new ScrapeFailure(Outcome.CONNECT_ERROR, "no route to host " + host);
+      }
+      if (t instanceof ProtocolException) {
+        return new ScrapeFailure(Outcome.IO_ERROR,
+            "invalid HTTP response from " + host + ": " + t.getMessage(), true);
       }
       if (t instanceof ConnectException) {
         String message = t.getMessage();
