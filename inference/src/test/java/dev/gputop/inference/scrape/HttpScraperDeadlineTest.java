@@ -164,6 +164,7 @@ class HttpScraperDeadlineTest {
           "timed out after 1s waiting for a response from 127.0.0.1:" + trickle.port());
       assertThat(elapsed).isLessThan(BOUND_NANOS);
     }
+    assertThat(trickle.finished.await(5, TimeUnit.SECONDS)).isTrue();
   }
 
   @Test
