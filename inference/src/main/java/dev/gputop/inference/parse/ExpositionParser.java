@@ -84,7 +84,7 @@ public final class ExpositionParser {
   private Entry[] table = new Entry[256];
   private int cacheSize;
   private long cacheBytes;
-  private final HashMap<String, String> strings = new HashMap<>();
+  private final StringTable strings = new StringTable();
   /** Sentinel whose {@code next} is the first entry of the previous parse. */
   private final Entry head = new Entry(new byte[0], 0, KIND_COMMENT, null, null, null, null);
 
@@ -301,15 +301,14 @@ public final class ExpositionParser {
     if (!isMetricName(nameStart, nameEnd)) {
       throw error("invalid metric name " + quote(nameStart, nameEnd) + " in " + keyword + " line");
     }
-    String name = intern(new String(b, nameStart, nameEnd - nameStart, StandardCharsets.ISO_8859_1));
+    String name = strings.get(b, nameStart, nameEnd);
     int rest = skipBlanks(nameEnd, e);
     switch (kind) {
       case KIND_HELP:
-        return newEntry(s, e, hash, KIND_HELP, name, null, unescapeHelp(rest, e), null);
+        return newEntry(s, e, hash, KIND_HELP, name, null, strings.get(b, rest, e), null);
       case KIND_UNIT:
-        int unitEnd = trimEnd(rest, e);
-        String unit = new String(b, rest, unitEnd - rest, StandardCharsets.UTF_8);
-        return newEntry(s, e, hash, KIND_UNIT, name, null, intern(unit), null);
+        String unit = strings.get(b, rest, trimEnd(rest, e));
+        return newEntry(s, e, hash, KIND_UNIT, name, null, unit, null);
       default:
         int typeEnd = trimEnd(rest, e);
         if (rest == typeEnd) {
@@ -353,36 +352,6 @@ public final class ExpositionParser {
       default:
         return type.name().toLowerCase(java.util.Locale.ROOT);
     }
-  }
-
-  /** HELP text: {@code \\} is a backslash, {@code \n} a newline, {@code \"} a quote. */
-  private String unescapeHelp(int s, int e) {
-    int i = s;
-    while (i < e && b[i] != '\\') {
-      i++;
-    }
-    if (i == e) {
-      return intern(new String(b, s, e - s, StandardCharsets.UTF_8));
-    }
-    byte[] out = new byte[e - s];
-    int n = 0;
-    for (i = s; i < e; i++) {
-      byte c = b[i];
-      if (c == '\\' && i + 1 < e) {
-        byte d = b[i + 1];
-        if (d == '\\' || d == '"') {
-          out[n++] = d;
-          i++;
-          continue;
-        } else if (d == 'n') {
-          out[n++] = '\n';
-          i++;
-          continue;
-        }
-      }
-      out[n++] = c;
-    }
-    return intern(new String(out, 0, n, StandardCharsets.UTF_8));
   }
 
   // ---------------------------------------------------------------- sample lines
@@ -519,7 +488,7 @@ public final class ExpositionParser {
     while (i < e && (CHAR_CLASS[b[i] & 0xff] & 2) != 0) {
       i++;
     }
-    String name = intern(new String(b, s, i - s, StandardCharsets.ISO_8859_1));
+    String name = strings.get(b, s, i);
     i = skipBlanks(i, e);
     if (i == e) {
       return newEntry(s, e, hash, KIND_SERIES, name, Labels.EMPTY, null, null);
@@ -541,7 +510,7 @@ public final class ExpositionParser {
       while ((CHAR_CLASS[b[i] & 0xff] & 4) != 0) {
         i++;
       }
-      String labelName = intern(new String(b, nameStart, i - nameStart, StandardCharsets.ISO_8859_1));
+      String labelName = strings.get(b, nameStart, i);
       i = skipBlanks(i, e);
       if (b[i] != '=') {
         if ((CHAR_CLASS[b[i] & 0xff] & 2) != 0 || b[i] < 0) {
@@ -554,15 +523,10 @@ public final class ExpositionParser {
         throw error("expected '\"' to open the value of label '" + labelName + "' on '" + name + "'");
       }
       int valueStart = ++i;
-      boolean escaped = false;
       while (b[i] != '"') {
-        if (b[i] == '\\') {
-          escaped = true;
-          i++;
-        }
-        i++;
+        i += b[i] == '\\' ? 2 : 1;
       }
-      String labelValue = labelValue(valueStart, i, escaped);
+      String labelValue = strings.get(b, valueStart, i);
       i++;
       if (n == limits.maxLabels()) {
         throw error("more than " + limits.maxLabels() + " labels on '" + name + "' (limit maxLabels)");
@@ -592,33 +556,6 @@ public final class ExpositionParser {
     Entry entry = newEntry(s, e, hash, KIND_SERIES, name, labels, null, null);
     entry.hasLabels = true;
     return entry;
-  }
-
-  /** A label value: {@code \\} is a backslash, {@code \"} a quote, {@code \n} a newline. */
-  private String labelValue(int s, int e, boolean escaped) {
-    if (!escaped) {
-      return intern(new String(b, s, e - s, StandardCharsets.UTF_8));
-    }
-    byte[] out = new byte[e - s];
-    int n = 0;
-    for (int i = s; i < e; i++) {
-      byte c = b[i];
-      if (c == '\\') {
-        byte d = b[++i];
-        if (d == 'n') {
-          out[n++] = '\n';
-        } else if (d == '\\' || d == '"') {
-          out[n++] = d;
-        } else {
-          // Prometheus keeps an unknown escape as written.
-          out[n++] = '\\';
-          out[n++] = d;
-        }
-      } else {
-        out[n++] = c;
-      }
-    }
-    return intern(new String(out, 0, n, StandardCharsets.UTF_8));
   }
 
   private long timestamp(int s, int e) throws ExpositionFormatException {
@@ -920,11 +857,6 @@ public final class ExpositionParser {
     // Drop the chain of predictions too, so the old generation can be collected.
     head.next = null;
     prev = head;
-  }
-
-  private String intern(String s) {
-    String old = strings.putIfAbsent(s, s);
-    return old != null ? old : s;
   }
 
   /** Number of cached entries, for tests. */
