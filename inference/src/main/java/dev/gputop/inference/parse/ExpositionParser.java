@@ -1,9 +1,15 @@
 package dev.gputop.inference.parse;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
+import java.util.Locale;
 import java.util.Objects;
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * Parses a Prometheus text format 0.0.4 or OpenMetrics 1.0 exposition into an {@link Exposition}.
@@ -84,7 +90,8 @@ public final class ExpositionParser {
   private Entry[] table = new Entry[256];
   private int cacheSize;
   private long cacheBytes;
-  private final StringTable strings = new StringTable();
+  private final long hashSeed = ThreadLocalRandom.current().nextLong();
+  private final StringTable strings = new StringTable(hashSeed);
   /** Sentinel whose {@code next} is the first entry of the previous parse. */
   private final Entry head = new Entry(new byte[0], 0, KIND_COMMENT, null, null, null, null);
 
@@ -227,7 +234,7 @@ public final class ExpositionParser {
       next = q < end ? q + 1 : q;
       contentEnd = q > s && b[q - 1] == '\r' ? q - 1 : q;
       checkLineLength(lineStart, contentEnd);
-      int hash = hash(b, s, contentEnd);
+      int hash = hash(b, s, contentEnd, hashSeed);
       e = lookup(s, contentEnd, hash);
       if (e == null) {
         e = parseComment(s, contentEnd, hash);
@@ -350,7 +357,7 @@ public final class ExpositionParser {
       case UNTYPED:
         return "untyped";
       default:
-        return type.name().toLowerCase(java.util.Locale.ROOT);
+        return type.name().toLowerCase(Locale.ROOT);
     }
   }
 
@@ -369,7 +376,7 @@ public final class ExpositionParser {
     if (keyEnd < 0) {
       keyEnd = scanKey(s);
       checkLineLength(lineStart, keyEnd);
-      int hash = hash(b, s, keyEnd);
+      int hash = hash(b, s, keyEnd, hashSeed);
       e = lookup(s, keyEnd, hash);
       if (e == null) {
         e = parseSeries(s, keyEnd, hash);
@@ -537,8 +544,8 @@ public final class ExpositionParser {
         }
       }
       if (n == names.length) {
-        names = java.util.Arrays.copyOf(names, n * 2);
-        values = java.util.Arrays.copyOf(values, n * 2);
+        names = Arrays.copyOf(names, n * 2);
+        values = Arrays.copyOf(values, n * 2);
       }
       names[n] = labelName;
       values[n++] = labelValue;
@@ -552,7 +559,7 @@ public final class ExpositionParser {
     Labels labels =
         n == 0
             ? Labels.EMPTY
-            : Labels.fromArrays(java.util.Arrays.copyOf(names, n), java.util.Arrays.copyOf(values, n));
+            : Labels.fromArrays(Arrays.copyOf(names, n), Arrays.copyOf(values, n));
     Entry entry = newEntry(s, e, hash, KIND_SERIES, name, labels, null, null);
     entry.hasLabels = true;
     return entry;
@@ -793,7 +800,7 @@ public final class ExpositionParser {
 
   private boolean matches(byte[] key, int s) {
     int n = key.length;
-    return n <= end - s && java.util.Arrays.equals(key, 0, n, b, s, s + n);
+    return n <= end - s && Arrays.equals(key, 0, n, b, s, s + n);
   }
 
   /** Records that {@code e} came after the previous line, for the next parse's prediction. */
@@ -807,7 +814,7 @@ public final class ExpositionParser {
   private Entry lookup(int s, int e, int hash) {
     int n = e - s;
     for (Entry x = table[hash & (table.length - 1)]; x != null; x = x.chain) {
-      if (x.hash == hash && x.key.length == n && java.util.Arrays.equals(x.key, 0, n, b, s, e)) {
+      if (x.hash == hash && x.key.length == n && Arrays.equals(x.key, 0, n, b, s, e)) {
         return x;
       }
     }
@@ -816,7 +823,7 @@ public final class ExpositionParser {
 
   private Entry newEntry(
       int s, int e, int hash, byte kind, String name, Labels labels, String text, MetricType type) {
-    return new Entry(java.util.Arrays.copyOfRange(b, s, e), hash, kind, name, labels, text, type);
+    return new Entry(Arrays.copyOfRange(b, s, e), hash, kind, name, labels, text, type);
   }
 
   private void insert(Entry e) {
@@ -850,7 +857,7 @@ public final class ExpositionParser {
   }
 
   private void clearCache() {
-    java.util.Arrays.fill(table, null);
+    Arrays.fill(table, null);
     cacheSize = 0;
     cacheBytes = 0;
     strings.clear();
@@ -866,12 +873,15 @@ public final class ExpositionParser {
 
   // ---------------------------------------------------------------- helpers
 
-  private static final java.lang.invoke.VarHandle LONGS =
-      java.lang.invoke.MethodHandles.byteArrayViewVarHandle(
-          long[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
+  private static final VarHandle LONGS =
+      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
-  static int hash(byte[] b, int s, int e) {
-    long h = e - s;
+  /**
+   * A hash of {@code b[s, e)}, eight bytes per step. The seed is random per parser, so a hostile
+   * server cannot precompute keys that collide into one long chain.
+   */
+  static int hash(byte[] b, int s, int e, long seed) {
+    long h = seed ^ (e - s);
     int i = s;
     for (; i + 8 <= e; i += 8) {
       h = (h ^ (long) LONGS.get(b, i)) * 0x9E3779B97F4A7C15L;

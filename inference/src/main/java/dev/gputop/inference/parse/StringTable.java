@@ -16,14 +16,19 @@ import java.util.Arrays;
  */
 final class StringTable {
 
+  private final long hashSeed;
   private byte[][] keys = new byte[256][];
   private String[] values = new String[256];
   private int[] hashes = new int[256];
   private int size;
 
+  StringTable(long hashSeed) {
+    this.hashSeed = hashSeed;
+  }
+
   /** The string written as {@code b[s, e)}. */
   String get(byte[] b, int s, int e) {
-    int hash = ExpositionParser.hash(b, s, e);
+    int hash = ExpositionParser.hash(b, s, e, hashSeed);
     int mask = keys.length - 1;
     int n = e - s;
     for (int i = hash & mask; ; i = (i + 1) & mask) {
