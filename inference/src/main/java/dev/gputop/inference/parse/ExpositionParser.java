@@ -33,7 +33,7 @@ import java.util.concurrent.ThreadLocalRandom;
  * server usually repeats the previous one line for line with new values, so most lines are
  * recognized by one byte comparison against the predicted key, and only the value is parsed: no
  * strings, label sets or family names are built again. The cache is emptied when it holds more
- * than {@value #DEFAULT_MAX_CACHE_ENTRIES} entries or {@value #DEFAULT_MAX_CACHE_BYTES} bytes of
+ * than 65,536 entries or 16 MiB of
  * keys, so a server that invents new series on every scrape costs time, not memory.
  *
  * <p>Not thread-safe: an instance is used by one thread at a time (one per scraped server, on the
@@ -87,7 +87,8 @@ public final class ExpositionParser {
   private final long maxCacheBytes;
 
   // Cache kept across parses.
-  private Entry[] table = new Entry[256];
+  private static final int INITIAL_TABLE_SIZE = 256;
+  private Entry[] table = new Entry[INITIAL_TABLE_SIZE];
   private int cacheSize;
   private long cacheBytes;
   private final long hashSeed = ThreadLocalRandom.current().nextLong();
@@ -143,6 +144,9 @@ public final class ExpositionParser {
    */
   public Exposition parse(byte[] body, int offset, int length) throws ExpositionFormatException {
     Objects.checkFromIndexSize(offset, length, body.length);
+    if (stringsFull()) {
+      clearCache();
+    }
     try {
       return parseRange(body, offset, offset + length, endsWithEof(body, offset, offset + length));
     } catch (RuntimeException e) {
@@ -827,8 +831,7 @@ public final class ExpositionParser {
   }
 
   private void insert(Entry e) {
-    if (cacheSize >= maxCacheEntries || cacheBytes + e.key.length > maxCacheBytes
-        || strings.size() >= 4 * maxCacheEntries) {
+    if (cacheSize >= maxCacheEntries || cacheBytes + e.key.length > maxCacheBytes || stringsFull()) {
       clearCache();
     }
     if (cacheSize >= table.length * 3 / 4) {
@@ -856,8 +859,17 @@ public final class ExpositionParser {
     table = t;
   }
 
+  /**
+   * Strings are interned before their line is known to be valid, so a server whose scrapes keep
+   * failing could fill the string table without adding entries: it has its own bounds.
+   */
+  private boolean stringsFull() {
+    return strings.size() >= 4 * maxCacheEntries || strings.bytes() > maxCacheBytes;
+  }
+
   private void clearCache() {
-    Arrays.fill(table, null);
+    // Back to the initial size: a burst of series should not pin a large table for good.
+    table = new Entry[INITIAL_TABLE_SIZE];
     cacheSize = 0;
     cacheBytes = 0;
     strings.clear();
@@ -869,6 +881,11 @@ public final class ExpositionParser {
   /** Number of cached entries, for tests. */
   int cacheSize() {
     return cacheSize;
+  }
+
+  /** Number of interned strings, for tests. */
+  int stringCount() {
+    return strings.size();
   }
 
   // ---------------------------------------------------------------- helpers

@@ -17,10 +17,13 @@ import java.util.Arrays;
 final class StringTable {
 
   private final long hashSeed;
-  private byte[][] keys = new byte[256][];
-  private String[] values = new String[256];
-  private int[] hashes = new int[256];
+  private static final int INITIAL_CAPACITY = 256;
+
+  private byte[][] keys = new byte[INITIAL_CAPACITY][];
+  private String[] values = new String[INITIAL_CAPACITY];
+  private int[] hashes = new int[INITIAL_CAPACITY];
   private int size;
+  private long bytes;
 
   StringTable(long hashSeed) {
     this.hashSeed = hashSeed;
@@ -38,6 +41,7 @@ final class StringTable {
         keys[i] = Arrays.copyOfRange(b, s, e);
         values[i] = value;
         hashes[i] = hash;
+        bytes += n;
         if (++size > keys.length / 2) {
           grow();
         }
@@ -49,14 +53,23 @@ final class StringTable {
     }
   }
 
+  /** Number of strings held. */
   int size() {
     return size;
   }
 
+  /** Bytes of the keys held (the strings themselves take about as much again). */
+  long bytes() {
+    return bytes;
+  }
+
+  /** Forgets every string and returns to the initial capacity. */
   void clear() {
-    Arrays.fill(keys, null);
-    Arrays.fill(values, null);
+    keys = new byte[INITIAL_CAPACITY][];
+    values = new String[INITIAL_CAPACITY];
+    hashes = new int[INITIAL_CAPACITY];
     size = 0;
+    bytes = 0;
   }
 
   private void grow() {
