@@ -163,7 +163,8 @@ final class ScrapeCall {
     try {
       future = client.sendAsync(request, this::bodySubscriber);
     } catch (RuntimeException e) {
-      fail(new ScrapeFailure(Outcome.IO_ERROR, "cannot send the request: " + e.getMessage()));
+      fail(new ScrapeFailure(Outcome.IO_ERROR,
+          "cannot send the request: " + e.getClass().getSimpleName()));
       return;
     }
     inFlight = future;
@@ -180,7 +181,8 @@ final class ScrapeCall {
     try {
       builder = HttpRequest.newBuilder(uri).GET().timeout(timeout);
     } catch (IllegalArgumentException e) {
-      throw new ScrapeFailure(Outcome.IO_ERROR, "invalid URL: " + e.getMessage());
+      // Not the JDK's message: it quotes the URL, whose query may hold a secret.
+      throw new ScrapeFailure(Outcome.IO_ERROR, "the HTTP client rejects this URL");
     }
     builder.header("Accept", ACCEPT);
     builder.header("Accept-Encoding", "gzip");
@@ -359,11 +361,13 @@ final class ScrapeCall {
     }
     for (Throwable t = error; t != null; t = t.getCause()) {
       if (t instanceof HttpConnectTimeoutException) {
-        return new ScrapeFailure(Outcome.TIMEOUT, "connect to " + host + " timed out after " + Formats.duration(timeout));
+        return new ScrapeFailure(Outcome.TIMEOUT, "connect to " + host + " timed out after "
+            + Formats.duration(HttpScraper.connectTimeout(timeout)));
       }
       if (t instanceof HttpTimeoutException) {
         return new ScrapeFailure(Outcome.TIMEOUT,
-            "timed out after " + Formats.duration(timeout) + " waiting for a response from " + host);
+            "timed out after " + Formats.duration(timeout)
+                + " waiting for a response from " + host);
       }
       if (t instanceof SSLHandshakeException) {
         return new ScrapeFailure(Outcome.TLS_ERROR,
@@ -394,7 +398,8 @@ final class ScrapeCall {
             || root instanceof java.util.concurrent.ExecutionException)) {
       root = root.getCause();
     }
-    String message = root.getMessage() == null ? root.getClass().getSimpleName() : root.getMessage();
+    String message =
+        root.getMessage() == null ? root.getClass().getSimpleName() : root.getMessage();
     if (root instanceof IOException) {
       String lower = message.toLowerCase(Locale.ROOT);
       if (lower.contains("closed") || lower.contains("eof") || lower.contains("reset")
@@ -417,7 +422,8 @@ final class ScrapeCall {
     if (message == null) {
       return "unknown reason";
     }
-    if (message.contains("PKIX path") || message.contains("unable to find valid certification path")) {
+    if (message.contains("PKIX path")
+        || message.contains("unable to find valid certification path")) {
       return "the server's certificate is not trusted (set tls.caFile to the CA that signed it)";
     }
     if (message.contains("No subject alternative") || message.contains("No name matching")) {
@@ -428,7 +434,8 @@ final class ScrapeCall {
       return "the server rejected the client certificate (" + message
           + "; check tls.certFile and tls.keyFile)";
     }
-    if (message.contains("plaintext connection") || message.contains("Unsupported or unrecognized SSL")) {
+    if (message.contains("plaintext connection")
+        || message.contains("Unsupported or unrecognized SSL")) {
       return "the server does not speak TLS on this port (use http://)";
     }
     return message;
