@@ -3,17 +3,39 @@ package dev.gputop.agent;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
-/** The {@code gputop-agent} command line. Exit codes: 0 ok, 1 configuration, 2 I/O, 3 runtime. */
+/**
+ * The {@code gputop-agent} command line. Exit codes: 0 ok, 1 configuration (a bad file, key or
+ * command-line option), 2 I/O (unreadable file, port in use), 3 runtime.
+ */
 @Command(
     name = "gputop-agent",
     mixinStandardHelpOptions = true,
     versionProvider = Main.Version.class,
     description = "GPU and LLM-inference telemetry agent: NVML and inference-server receivers, exported over OTLP and Prometheus.",
-    subcommands = {Main.VersionCommand.class, DiscoverCommand.class})
+    subcommands = {
+      RunCommand.class,
+      SnapshotCommand.class,
+      DiscoverCommand.class,
+      CheckConfigCommand.class,
+      GpusCommand.class,
+      DemoCommand.class,
+      Main.VersionCommand.class,
+    })
 public final class Main implements Runnable {
 
+  /** java.util.logging on one line, to stderr, unless the user configured logging. */
+  static final String LOG_FORMAT = "%1$tFT%1$tT.%1$tLZ %4$s %3$s: %5$s%6$s%n";
+
   public static void main(String[] args) {
+    configureLogging();
     System.exit(commandLine().execute(args));
+  }
+
+  static void configureLogging() {
+    if (System.getProperty("java.util.logging.config.file") == null
+        && System.getProperty("java.util.logging.SimpleFormatter.format") == null) {
+      System.setProperty("java.util.logging.SimpleFormatter.format", LOG_FORMAT);
+    }
   }
 
   /** The command line with the exit-code mapping of SPEC.md section 5. */
@@ -32,6 +54,15 @@ public final class Main implements Runnable {
           cmd.getErr().println("error: " + e);
           return ExitCodes.RUNTIME;
         });
+    // A wrong option or value on the command line is configuration too (picocli would say 2,
+    // which here means I/O).
+    cl.setParameterExceptionHandler(
+        (e, args) -> {
+          CommandLine cmd = e.getCommandLine();
+          cmd.getErr().println("configuration error: " + e.getMessage());
+          cmd.getErr().println("Try '" + cmd.getCommandSpec().qualifiedName() + " --help'.");
+          return ExitCodes.CONFIG;
+        });
     return cl;
   }
 
@@ -41,11 +72,15 @@ public final class Main implements Runnable {
   }
 
   /** Prints the agent's version. */
-  @Command(name = "version", description = "Print the version and exit.")
+  @Command(name = "version", mixinStandardHelpOptions = true, description = "Print the version and exit.")
   static final class VersionCommand implements Runnable {
+    @picocli.CommandLine.Mixin ConfigMixin config;
+
+    @picocli.CommandLine.Spec picocli.CommandLine.Model.CommandSpec spec;
+
     @Override
     public void run() {
-      System.out.println("gputop-agent " + version());
+      spec.commandLine().getOut().println("gputop-agent " + version());
     }
   }
 

@@ -1,0 +1,232 @@
+package dev.gputop.agent;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import dev.gputop.config.HealthStatus;
+import io.opentelemetry.exporter.prometheus.PrometheusMetricReader;
+import io.prometheus.metrics.expositionformats.ExpositionFormatWriter;
+import io.prometheus.metrics.expositionformats.OpenMetricsTextFormatWriter;
+import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
+import io.prometheus.metrics.model.snapshots.MetricSnapshots;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * The agent's one HTTP listener (default {@code 127.0.0.1:9464}, JDK {@code HttpServer}):
+ *
+ * <ul>
+ *   <li>{@code GET /metrics}: the Prometheus exposition of the same instruments OTLP carries
+ *       (text 0.0.4, or OpenMetrics 1.0 when the scraper asks for it);
+ *   <li>{@code GET /api/snapshot}: the JSON snapshot ({@code ?pretty} indents it);
+ *   <li>{@code GET /healthz}: 200 when no receiver is unhealthy, else 503; the body lists the
+ *       reasons.
+ * </ul>
+ *
+ * <p>Handlers only read published state and never scrape. Thread-safe; two daemon threads serve
+ * requests.
+ */
+public final class AgentHttpServer implements AutoCloseable {
+
+  private static final Logger logger = Logger.getLogger(AgentHttpServer.class.getName());
+
+  private static final String JSON = "application/json; charset=utf-8";
+  private static final String TEXT = "text/plain; charset=utf-8";
+
+  private final HttpServer server;
+  private final ExecutorService executor;
+  private final AgentRuntime runtime;
+  private final PrometheusMetricReader prometheus;
+  private final PrometheusTextFormatWriter textWriter = PrometheusTextFormatWriter.create();
+  private final OpenMetricsTextFormatWriter openMetricsWriter = OpenMetricsTextFormatWriter.create();
+
+  private AgentHttpServer(
+      HttpServer server, ExecutorService executor, AgentRuntime runtime, PrometheusMetricReader prometheus) {
+    this.server = server;
+    this.executor = executor;
+    this.runtime = runtime;
+    this.prometheus = prometheus;
+  }
+
+  /**
+   * Binds {@code listen} ({@code host:port}, port 0 for any free port) and starts serving.
+   *
+   * @param prometheus the reader behind {@code /metrics}; null answers {@code /metrics} with 404
+   *     (when the host's SDK exports instead)
+   * @throws UncheckedIOException when the address can't be bound (port in use, unknown host)
+   */
+  public static AgentHttpServer start(String listen, AgentRuntime runtime, PrometheusMetricReader prometheus) {
+    Objects.requireNonNull(runtime, "runtime");
+    InetSocketAddress address = parse(listen);
+    HttpServer server;
+    try {
+      server = HttpServer.create(address, 32);
+    } catch (IOException e) {
+      throw new UncheckedIOException("can't listen on " + listen + ": " + e.getMessage(), e);
+    }
+    AtomicInteger n = new AtomicInteger();
+    ExecutorService executor =
+        Executors.newFixedThreadPool(
+            2,
+            r -> {
+              Thread t = new Thread(r, "gputop-http-" + n.incrementAndGet());
+              t.setDaemon(true);
+              return t;
+            });
+    AgentHttpServer s = new AgentHttpServer(server, executor, runtime, prometheus);
+    server.setExecutor(executor);
+    server.createContext("/", s::handle);
+    server.start();
+    logger.info(() -> "listening on " + s.url() + " (/metrics, /api/snapshot, /healthz)");
+    return s;
+  }
+
+  /** The base URL actually bound, e.g. {@code http://127.0.0.1:9464}. */
+  public String url() {
+    InetSocketAddress a = server.getAddress();
+    String host = a.getAddress().getHostAddress();
+    if (host.contains(":")) {
+      host = "[" + host + "]";
+    }
+    return "http://" + host + ":" + a.getPort();
+  }
+
+  /** The port actually bound (useful with port 0). */
+  public int port() {
+    return server.getAddress().getPort();
+  }
+
+  /** Stops listening at once. Idempotent. */
+  @Override
+  public void close() {
+    server.stop(0);
+    executor.shutdownNow();
+  }
+
+  static InetSocketAddress parse(String listen) {
+    int colon = listen.lastIndexOf(':');
+    if (colon <= 0) {
+      throw new IllegalArgumentException("expected host:port, not " + listen);
+    }
+    String host = listen.substring(0, colon);
+    if (host.startsWith("[") && host.endsWith("]")) {
+      host = host.substring(1, host.length() - 1);
+    }
+    int port = Integer.parseInt(listen.substring(colon + 1));
+    return new InetSocketAddress(host, port);
+  }
+
+  private void handle(HttpExchange exchange) throws IOException {
+    try (exchange) {
+      String method = exchange.getRequestMethod();
+      if (!method.equals("GET") && !method.equals("HEAD")) {
+        exchange.getResponseHeaders().set("Allow", "GET, HEAD");
+        send(exchange, 405, TEXT, bytes("method not allowed\n"));
+        return;
+      }
+      String path = exchange.getRequestURI().getPath();
+      switch (path) {
+        case "/metrics":
+          metrics(exchange);
+          break;
+        case "/api/snapshot":
+          snapshot(exchange);
+          break;
+        case "/healthz":
+          healthz(exchange);
+          break;
+        case "/":
+          send(exchange, 200, TEXT, bytes("gputop-agent " + Main.version() + "\n/metrics\n/api/snapshot\n/healthz\n"));
+          break;
+        default:
+          send(exchange, 404, TEXT, bytes("not found: " + path + "\n"));
+      }
+    } catch (IOException e) {
+      logger.log(Level.FINE, "client went away", e);
+    } catch (RuntimeException e) {
+      logger.log(Level.WARNING, "request failed: " + exchange.getRequestURI(), e);
+      try {
+        send(exchange, 500, TEXT, bytes("internal error: " + e + "\n"));
+      } catch (IOException | RuntimeException ignored) {
+        // headers were already sent; nothing more to say
+      }
+    }
+  }
+
+  private void metrics(HttpExchange exchange) throws IOException {
+    if (prometheus == null) {
+      send(exchange, 404, TEXT, bytes("metrics are exported by the host's OpenTelemetry SDK, not here\n"));
+      return;
+    }
+    String accept = exchange.getRequestHeaders().getFirst("Accept");
+    ExpositionFormatWriter writer =
+        accept != null && openMetricsWriter.accepts(accept) ? openMetricsWriter : textWriter;
+    MetricSnapshots snapshots = prometheus.collect();
+    ByteArrayOutputStream body = new ByteArrayOutputStream(16 * 1024);
+    writer.write(body, snapshots);
+    send(exchange, 200, writer.getContentType(), body.toByteArray());
+  }
+
+  private void snapshot(HttpExchange exchange) throws IOException {
+    String query = exchange.getRequestURI().getQuery();
+    boolean pretty = query != null && query.contains("pretty");
+    ObjectNode doc = runtime.snapshot();
+    byte[] body =
+        pretty
+            ? SnapshotAssembler.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsBytes(doc)
+            : SnapshotAssembler.MAPPER.writeValueAsBytes(doc);
+    send(exchange, 200, JSON, body);
+  }
+
+  private void healthz(HttpExchange exchange) throws IOException {
+    Map<String, HealthStatus> health = runtime.health();
+    ObjectNode doc = SnapshotAssembler.MAPPER.createObjectNode();
+    ArrayNode reasons = SnapshotAssembler.MAPPER.createArrayNode();
+    boolean ok = true;
+    for (Map.Entry<String, HealthStatus> e : health.entrySet()) {
+      if (e.getValue().state() == HealthStatus.State.UNHEALTHY) {
+        ok = false;
+        e.getValue().reasons().forEach(r -> reasons.add(e.getKey() + ": " + r));
+      }
+    }
+    doc.put("status", ok ? "ok" : "unhealthy");
+    doc.set("reasons", reasons);
+    ObjectNode receivers = doc.putObject("health");
+    health.forEach((name, status) -> receivers.set(name, SnapshotAssembler.health(status)));
+    send(exchange, ok ? 200 : 503, JSON, json(doc));
+  }
+
+  private static byte[] json(ObjectNode doc) throws JsonProcessingException {
+    return SnapshotAssembler.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsBytes(doc);
+  }
+
+  private static void send(HttpExchange exchange, int status, String contentType, byte[] body)
+      throws IOException {
+    exchange.getResponseHeaders().set("Content-Type", contentType);
+    exchange.getResponseHeaders().set("Cache-Control", "no-store");
+    boolean head = exchange.getRequestMethod().equals("HEAD");
+    exchange.sendResponseHeaders(status, head ? -1 : (body.length == 0 ? -1 : body.length));
+    if (!head && body.length > 0) {
+      try (OutputStream out = exchange.getResponseBody()) {
+        out.write(body);
+      }
+    }
+  }
+
+  private static byte[] bytes(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+}

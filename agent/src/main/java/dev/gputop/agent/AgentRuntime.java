@@ -1,0 +1,430 @@
+package dev.gputop.agent;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.gputop.config.AgentConfig;
+import dev.gputop.config.Clock;
+import dev.gputop.config.ConfigException;
+import dev.gputop.config.ExportedHistogram;
+import dev.gputop.config.HealthStatus;
+import dev.gputop.config.Receiver;
+import dev.gputop.config.ReceiverProvider;
+import io.opentelemetry.api.OpenTelemetry;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.ServiceLoader;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * The agent's spine: creates the receivers found through {@link ReceiverProvider} (ServiceLoader),
+ * refreshes each on its own daemon thread every {@code refresh.normal}, and assembles their
+ * published state into the JSON snapshot, the health report and the re-exported histograms.
+ *
+ * <p>It does not know how the {@link OpenTelemetry} instance was made: the standalone {@code run}
+ * command hands it an autoconfigured SDK ({@link StandaloneSdk}), the attach modes can hand it the
+ * host's or the OpenTelemetry Java agent's. Histograms reach the SDK through an {@link
+ * ExportedHistogramProducer} that the caller registered with its meter provider before building
+ * it; the runtime binds that producer on {@link #start()} and unbinds it on {@link #close()}.
+ *
+ * <pre>{@code
+ * ExportedHistogramProducer histograms = new ExportedHistogramProducer();
+ * // ... SdkMeterProviderBuilder.registerMetricProducer(histograms) while building the SDK ...
+ * try (AgentRuntime runtime = AgentRuntime.builder(config)
+ *     .setOpenTelemetry(sdk)
+ *     .setHistogramProducer(histograms)
+ *     .build()) {
+ *   runtime.start();
+ *   runtime.awaitFirstRefresh(Duration.ofSeconds(5));
+ *   ObjectNode snapshot = runtime.snapshot();
+ * }
+ * }</pre>
+ *
+ * <p>Thread-safe: {@link #snapshot()}, {@link #health()} and {@link #exportedHistograms()} may be
+ * called from any thread (HTTP handlers, OpenTelemetry collection); they only read what receivers
+ * have published and never do I/O. {@link #close()} is idempotent.
+ */
+public final class AgentRuntime implements AutoCloseable {
+
+  private static final Logger logger = Logger.getLogger(AgentRuntime.class.getName());
+
+  /** The receivers the snapshot's {@code health} object always names, present or not. */
+  static final List<String> KNOWN_RECEIVERS = List.of("inference", "nvml");
+
+  /** Reason reported for a receiver that the configuration switched off or the build lacks. */
+  static final String DISABLED = "disabled";
+
+  private final AgentConfig config;
+  private final OpenTelemetry openTelemetry;
+  private final Clock clock;
+  private final List<ReceiverProvider> providers;
+  private final ExportedHistogramProducer histogramProducer;
+  private final SnapshotAssembler assembler;
+  private final AgentReceiverContext context;
+
+  private final Object lifecycle = new Object();
+  private final List<Running> running = new ArrayList<>();
+  private final Map<String, HealthStatus> failedToStart = new LinkedHashMap<>();
+  private final AtomicBoolean started = new AtomicBoolean();
+  private final AtomicBoolean closed = new AtomicBoolean();
+  private final AtomicLong startNanos = new AtomicLong();
+  private volatile CountDownLatch firstRefresh = new CountDownLatch(0);
+
+  private AgentRuntime(Builder b) {
+    this.config = b.config;
+    this.openTelemetry = b.openTelemetry;
+    this.clock = b.clock;
+    this.providers = b.providers;
+    this.histogramProducer = b.histogramProducer;
+    this.assembler = new SnapshotAssembler(clock);
+    this.context = new AgentReceiverContext(config, openTelemetry, clock);
+  }
+
+  /** A builder for a runtime with {@code config}; every other setting has a default. */
+  public static Builder builder(AgentConfig config) {
+    return new Builder(config);
+  }
+
+  /**
+   * Creates the enabled receivers in ascending {@link ReceiverProvider#order()} and starts their
+   * refresh threads, each with a first refresh at once. A receiver that fails to start is reported
+   * {@code unavailable} and the others run on.
+   *
+   * @throws ConfigException when a provider finds the configuration unusable
+   * @throws IllegalStateException when called twice or after {@link #close()}
+   */
+  public void start() {
+    synchronized (lifecycle) {
+      if (closed.get() || !started.compareAndSet(false, true)) {
+        throw new IllegalStateException("AgentRuntime can be started once");
+      }
+      startNanos.set(clock.nanoTime());
+      List<Receiver> created = new ArrayList<>();
+      for (ReceiverProvider provider : providers) {
+        if (!provider.enabled(config)) {
+          logger.info(() -> "receiver " + provider.name() + ": disabled by configuration");
+          continue;
+        }
+        try {
+          Receiver receiver = Objects.requireNonNull(provider.create(context), "create() returned null");
+          created.add(receiver);
+        } catch (ConfigException e) {
+          created.forEach(AgentRuntime::closeQuietly);
+          throw e;
+        } catch (RuntimeException | LinkageError e) {
+          logger.log(Level.SEVERE, "receiver " + provider.name() + " failed to start; the others run on", e);
+          failedToStart.put(provider.name(), HealthStatus.unavailable("failed to start: " + e));
+        }
+      }
+      firstRefresh = new CountDownLatch(created.size());
+      for (Receiver receiver : created) {
+        running.add(new Running(receiver));
+      }
+      if (histogramProducer != null) {
+        histogramProducer.bind(this::exportedHistograms);
+      }
+      for (Running r : running) {
+        r.schedule(config.refreshNormal());
+      }
+      logger.info(() -> "receivers started: " + receiverNames() + ", refresh every " + EffectiveConfig.duration(config.refreshNormal()));
+    }
+  }
+
+  /**
+   * Waits until every receiver finished its first refresh, or {@code timeout} passed.
+   *
+   * @return true when all did
+   */
+  public boolean awaitFirstRefresh(Duration timeout) throws InterruptedException {
+    return firstRefresh.await(timeout.toNanos(), TimeUnit.NANOSECONDS);
+  }
+
+  /**
+   * The current snapshot document of SPEC.md section 4 (a fresh tree each call, which the caller
+   * may change): {@code timestamp}, {@code gpus}, {@code inference}, {@code overview}, {@code
+   * alerts}, {@code health}, then any other section a receiver publishes.
+   */
+  public ObjectNode snapshot() {
+    List<Map<String, Object>> sections = new ArrayList<>();
+    for (Running r : runningReceivers()) {
+      try {
+        sections.add(r.receiver.snapshotSections());
+      } catch (RuntimeException e) {
+        r.throttled("snapshotSections() failed", e);
+      }
+    }
+    return assembler.assemble(sections, health());
+  }
+
+  /**
+   * Health by receiver name. Always names {@code inference} and {@code nvml}; a receiver that is
+   * switched off or not in this build is {@code unavailable} with reason {@code disabled}.
+   */
+  public Map<String, HealthStatus> health() {
+    Map<String, HealthStatus> out = new LinkedHashMap<>();
+    for (String name : KNOWN_RECEIVERS) {
+      out.put(name, HealthStatus.unavailable(DISABLED));
+    }
+    synchronized (lifecycle) {
+      out.putAll(failedToStart);
+    }
+    for (Running r : runningReceivers()) {
+      HealthStatus h;
+      try {
+        h = r.receiver.health();
+      } catch (RuntimeException e) {
+        r.throttled("health() failed", e);
+        h = HealthStatus.unhealthy(List.of("health() failed: " + e));
+      }
+      if (h == null) {
+        h = HealthStatus.unhealthy(List.of("no health reported"));
+      }
+      if (!r.refreshedOnce() && h.state() == HealthStatus.State.HEALTHY) {
+        h = HealthStatus.unhealthy(List.of("starting: first refresh not complete"));
+      }
+      out.put(r.receiver.name(), h);
+    }
+    return Collections.unmodifiableMap(out);
+  }
+
+  /** Every receiver's histograms to re-export, concatenated. Never does I/O. */
+  public List<ExportedHistogram> exportedHistograms() {
+    List<ExportedHistogram> out = new ArrayList<>();
+    for (Running r : runningReceivers()) {
+      try {
+        out.addAll(r.receiver.exportedHistograms());
+      } catch (RuntimeException e) {
+        r.throttled("exportedHistograms() failed", e);
+      }
+    }
+    return out;
+  }
+
+  /** The names of the running receivers, in start order. */
+  public List<String> receiverNames() {
+    List<String> names = new ArrayList<>();
+    for (Running r : runningReceivers()) {
+      names.add(r.receiver.name());
+    }
+    return names;
+  }
+
+  /** A service a receiver published through its context, or null. */
+  public <T> T lookup(Class<T> type) {
+    return context.lookup(type);
+  }
+
+  /** The configuration this runtime runs with. */
+  public AgentConfig config() {
+    return config;
+  }
+
+  /**
+   * Stops scheduling refreshes and lets a refresh in flight finish (at most {@code grace}), so the
+   * published state is complete; receivers keep serving their last state until {@link #close()}.
+   * Used by {@code snapshot --for D}.
+   */
+  public void stopRefreshing(Duration grace) throws InterruptedException {
+    List<Running> rs = runningReceivers();
+    for (Running r : rs) {
+      r.executor.shutdown();
+    }
+    long deadline = System.nanoTime() + grace.toNanos();
+    for (Running r : rs) {
+      r.executor.awaitTermination(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+    }
+  }
+
+  /**
+   * Stops the refresh threads, unbinds the histogram producer and closes every receiver.
+   * Idempotent; does not wait for a refresh in flight longer than one second.
+   */
+  @Override
+  public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    List<Running> rs;
+    synchronized (lifecycle) {
+      rs = new ArrayList<>(running);
+    }
+    for (Running r : rs) {
+      r.executor.shutdownNow();
+    }
+    for (Running r : rs) {
+      try {
+        r.executor.awaitTermination(1, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    if (histogramProducer != null) {
+      histogramProducer.unbind();
+    }
+    for (Running r : rs) {
+      closeQuietly(r.receiver);
+    }
+    synchronized (lifecycle) {
+      running.clear();
+    }
+    logger.fine("receivers closed");
+  }
+
+  private List<Running> runningReceivers() {
+    synchronized (lifecycle) {
+      return new ArrayList<>(running);
+    }
+  }
+
+  private static void closeQuietly(Receiver receiver) {
+    try {
+      receiver.close();
+    } catch (RuntimeException e) {
+      logger.log(Level.WARNING, "receiver " + receiver.name() + " failed to close", e);
+    }
+  }
+
+  /** The time from {@link #start()} to now, for the first-refresh log line. */
+  private Duration sinceStart() {
+    return Duration.ofNanos(clock.nanoTime() - startNanos.get());
+  }
+
+  /** One receiver and the thread that refreshes it. Refresh state is touched by that thread only. */
+  private final class Running {
+    final Receiver receiver;
+    final ScheduledExecutorService executor;
+    private final AtomicBoolean refreshed = new AtomicBoolean();
+    private final AtomicLong lastFailureLog = new AtomicLong(Long.MIN_VALUE);
+
+    Running(Receiver receiver) {
+      this.receiver = receiver;
+      this.executor =
+          Executors.newSingleThreadScheduledExecutor(
+              runnable -> {
+                Thread t = new Thread(runnable, "gputop-" + receiver.name());
+                t.setDaemon(true);
+                return t;
+              });
+    }
+
+    void schedule(Duration every) {
+      // Fixed rate keeps scrapes evenly spaced for the window arithmetic; a refresh that overruns
+      // delays the next one instead of running two at once.
+      executor.scheduleAtFixedRate(this::refreshOnce, 0, every.toNanos(), TimeUnit.NANOSECONDS);
+    }
+
+    boolean refreshedOnce() {
+      return refreshed.get();
+    }
+
+    private void refreshOnce() {
+      try {
+        receiver.refresh();
+      } catch (Throwable t) { // a receiver must never stop its own schedule
+        throttled("refresh() threw", t);
+      } finally {
+        if (refreshed.compareAndSet(false, true)) {
+          firstRefresh.countDown();
+          if (firstRefresh.getCount() == 0) {
+            logFirstRefresh();
+          }
+        }
+      }
+    }
+
+    /** Logs at most once a minute per receiver, so a broken receiver can't flood the log. */
+    void throttled(String what, Throwable t) {
+      long now = System.nanoTime();
+      long last = lastFailureLog.get();
+      if (last == Long.MIN_VALUE || now - last > TimeUnit.MINUTES.toNanos(1)) {
+        lastFailureLog.set(now);
+        logger.log(Level.WARNING, "receiver " + receiver.name() + ": " + what, t);
+      }
+    }
+  }
+
+  private void logFirstRefresh() {
+    logger.info(() -> {
+      String line = "first refresh of every receiver done " + sinceStart().toMillis() + " ms after start";
+      long jvm = JvmUptime.millis();
+      return jvm >= 0 ? line + " (" + jvm + " ms after the JVM started)" : line;
+    });
+  }
+
+  /**
+   * Builds an {@link AgentRuntime}. Not thread-safe; use from one thread.
+   */
+  public static final class Builder {
+    private final AgentConfig config;
+    private OpenTelemetry openTelemetry = OpenTelemetry.noop();
+    private Clock clock = Clock.system();
+    private List<ReceiverProvider> providers;
+    private ClassLoader classLoader;
+    private ExportedHistogramProducer histogramProducer;
+
+    private Builder(AgentConfig config) {
+      this.config = Objects.requireNonNull(config, "config");
+    }
+
+    /** The OpenTelemetry API receivers register their instruments with; default no-op. */
+    public Builder setOpenTelemetry(OpenTelemetry openTelemetry) {
+      this.openTelemetry = Objects.requireNonNull(openTelemetry, "openTelemetry");
+      return this;
+    }
+
+    /** The clock handed to receivers and used for the snapshot timestamp; default the system's. */
+    public Builder setClock(Clock clock) {
+      this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    /**
+     * The providers to use instead of those ServiceLoader finds; they are still sorted by order.
+     */
+    public Builder setProviders(List<ReceiverProvider> providers) {
+      this.providers = List.copyOf(providers);
+      return this;
+    }
+
+    /** The class loader ServiceLoader searches; default this class's. */
+    public Builder setClassLoader(ClassLoader classLoader) {
+      this.classLoader = Objects.requireNonNull(classLoader, "classLoader");
+      return this;
+    }
+
+    /**
+     * The producer, already registered with the meter provider, through which receivers'
+     * histograms are re-exported; default none (histograms are then not exported).
+     */
+    public Builder setHistogramProducer(ExportedHistogramProducer histogramProducer) {
+      this.histogramProducer = Objects.requireNonNull(histogramProducer, "histogramProducer");
+      return this;
+    }
+
+    public AgentRuntime build() {
+      List<ReceiverProvider> found = providers;
+      if (found == null) {
+        found = new ArrayList<>();
+        ClassLoader cl = classLoader != null ? classLoader : AgentRuntime.class.getClassLoader();
+        for (ReceiverProvider p : ServiceLoader.load(ReceiverProvider.class, cl)) {
+          found.add(p);
+        }
+      }
+      List<ReceiverProvider> sorted = new ArrayList<>(found);
+      sorted.sort(Comparator.comparingInt(ReceiverProvider::order).thenComparing(ReceiverProvider::name));
+      this.providers = List.copyOf(sorted);
+      return new AgentRuntime(this);
+    }
+  }
+}

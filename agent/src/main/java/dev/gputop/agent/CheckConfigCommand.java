@@ -1,0 +1,38 @@
+package dev.gputop.agent;
+
+import dev.gputop.config.AgentConfig;
+import java.io.PrintWriter;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code check-config}: loads and validates the configuration, prints the effective configuration
+ * (every key with its default filled in, header values redacted) and exits 0, or exits 1 with a
+ * message naming the key and line.
+ */
+@Command(
+    name = "check-config",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Validate the configuration and print the effective configuration (defaults filled in,",
+      "secrets redacted). Exit 0 when valid, 1 with the key and line when not."
+    })
+final class CheckConfigCommand implements Callable<Integer> {
+
+  @Mixin ConfigMixin config;
+
+  @Spec CommandSpec spec;
+
+  @Override
+  public Integer call() throws Exception {
+    AgentConfig cfg = config.load();
+    PrintWriter out = spec.commandLine().getOut();
+    out.println("# configuration OK" + (config.file() == null ? " (no file: defaults)" : ": " + config.file()));
+    out.print(EffectiveConfig.toYaml(cfg));
+    out.flush();
+    return ExitCodes.OK;
+  }
+}

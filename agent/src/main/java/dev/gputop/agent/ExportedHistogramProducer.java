@@ -1,0 +1,123 @@
+package dev.gputop.agent;
+
+import dev.gputop.config.ExportedHistogram;
+import io.opentelemetry.api.common.Attributes;
+import io.opentelemetry.api.common.AttributesBuilder;
+import io.opentelemetry.sdk.common.InstrumentationScopeInfo;
+import io.opentelemetry.sdk.metrics.data.AggregationTemporality;
+import io.opentelemetry.sdk.metrics.data.HistogramPointData;
+import io.opentelemetry.sdk.metrics.data.MetricData;
+import io.opentelemetry.sdk.metrics.export.MetricProducer;
+import io.opentelemetry.sdk.metrics.internal.data.ImmutableHistogramData;
+import io.opentelemetry.sdk.metrics.internal.data.ImmutableHistogramPointData;
+import io.opentelemetry.sdk.metrics.internal.data.ImmutableMetricData;
+import io.opentelemetry.sdk.resources.Resource;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * Re-exports the receivers' {@link ExportedHistogram}s (the inference servers' own histograms,
+ * with their bucket boundaries) as cumulative OpenTelemetry explicit-bucket histograms. The
+ * OpenTelemetry API has no asynchronous histogram, so this is an SDK {@link MetricProducer}:
+ * register it with {@code SdkMeterProviderBuilder.registerMetricProducer} while the SDK is built,
+ * then hand it to {@link AgentRuntime.Builder#setHistogramProducer}, which binds it to the
+ * receivers once they run. Until bound (and after the runtime closes) it produces nothing.
+ *
+ * <p>Points with the same name become one metric; description and unit come from the first
+ * point. Thread-safe: {@link #produce} reads an atomically published supplier and does no I/O.
+ */
+public final class ExportedHistogramProducer implements MetricProducer {
+
+  private static final Logger logger = Logger.getLogger(ExportedHistogramProducer.class.getName());
+
+  /** The instrumentation scope of every re-exported histogram. */
+  static final InstrumentationScopeInfo SCOPE =
+      InstrumentationScopeInfo.builder("dev.gputop.agent").setVersion(Main.version()).build();
+
+  private final AtomicReference<Supplier<List<ExportedHistogram>>> source = new AtomicReference<>();
+
+  /** Points this producer at the histograms to export (the runtime does this on start). */
+  public void bind(Supplier<List<ExportedHistogram>> histograms) {
+    source.set(histograms);
+  }
+
+  /** Stops producing. */
+  public void unbind() {
+    source.set(null);
+  }
+
+  @Override
+  public Collection<MetricData> produce(Resource resource) {
+    Supplier<List<ExportedHistogram>> s = source.get();
+    if (s == null) {
+      return List.of();
+    }
+    List<ExportedHistogram> histograms;
+    try {
+      histograms = s.get();
+    } catch (RuntimeException e) {
+      logger.log(Level.WARNING, "histograms could not be read; none exported this time", e);
+      return List.of();
+    }
+    return toMetricData(resource, histograms);
+  }
+
+  /** Groups points by name into cumulative histogram metrics. */
+  static List<MetricData> toMetricData(Resource resource, List<ExportedHistogram> histograms) {
+    Map<String, List<ExportedHistogram>> byName = new LinkedHashMap<>();
+    for (ExportedHistogram h : histograms) {
+      byName.computeIfAbsent(h.name(), k -> new ArrayList<>()).add(h);
+    }
+    List<MetricData> out = new ArrayList<>(byName.size());
+    for (Map.Entry<String, List<ExportedHistogram>> e : byName.entrySet()) {
+      ExportedHistogram first = e.getValue().get(0);
+      List<HistogramPointData> points = new ArrayList<>(e.getValue().size());
+      for (ExportedHistogram h : e.getValue()) {
+        try {
+          points.add(point(h));
+        } catch (RuntimeException ex) { // e.g. boundaries out of order: skip the point, keep the rest
+          logger.log(Level.FINE, "histogram point of " + h.name() + " left out", ex);
+        }
+      }
+      if (points.isEmpty()) {
+        continue;
+      }
+      out.add(
+          ImmutableMetricData.createDoubleHistogram(
+              resource,
+              SCOPE,
+              e.getKey(),
+              first.description(),
+              first.unit(),
+              ImmutableHistogramData.create(AggregationTemporality.CUMULATIVE, points)));
+    }
+    return out;
+  }
+
+  private static HistogramPointData point(ExportedHistogram h) {
+    return ImmutableHistogramPointData.create(
+        h.startEpochNanos(),
+        h.epochNanos(),
+        attributes(h.attributes()),
+        h.sum(),
+        false,
+        0,
+        false,
+        0,
+        h.boundaries(),
+        h.counts());
+  }
+
+  private static Attributes attributes(Map<String, String> map) {
+    AttributesBuilder b = Attributes.builder();
+    map.forEach(b::put);
+    return b.build();
+  }
+}

@@ -1,0 +1,231 @@
+package dev.gputop.agent;
+
+import io.opentelemetry.api.common.AttributeKey;
+import io.opentelemetry.exporter.prometheus.PrometheusMetricReader;
+import io.opentelemetry.exporter.sender.jdk.internal.JdkHttpSenderProvider;
+import io.opentelemetry.sdk.OpenTelemetrySdk;
+import io.opentelemetry.sdk.autoconfigure.AutoConfiguredOpenTelemetrySdk;
+import io.opentelemetry.sdk.autoconfigure.spi.ConfigProperties;
+import io.opentelemetry.sdk.common.CompletableResultCode;
+import io.opentelemetry.sdk.common.export.HttpSenderProvider;
+import io.opentelemetry.sdk.resources.Resource;
+import io.opentelemetry.sdk.resources.ResourceBuilder;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.logging.Logger;
+import java.util.stream.Collectors;
+
+/**
+ * The OpenTelemetry SDK of the standalone agent ({@code run}, {@code demo}), built with {@link
+ * AutoConfiguredOpenTelemetrySdk} so every {@code OTEL_*} variable and {@code otel.*} system
+ * property works as documented by OpenTelemetry, with these agent defaults:
+ *
+ * <ul>
+ *   <li>{@code otel.metrics.exporter}: {@code otlp} when an OTLP endpoint is configured ({@code
+ *       OTEL_EXPORTER_OTLP_ENDPOINT} or {@code OTEL_EXPORTER_OTLP_METRICS_ENDPOINT}), else {@code
+ *       none}, so a machine without a collector does not log connection errors. {@code prometheus}
+ *       in the list is dropped: the agent's own listener serves {@code /metrics}.
+ *   <li>{@code otel.traces.exporter} and {@code otel.logs.exporter}: {@code none} (the agent emits
+ *       metrics only).
+ *   <li>Resource: {@code service.name=gputop-agent} unless configured, {@code service.version},
+ *       {@code host.name}.
+ *   <li>OTLP http/protobuf goes through the JDK's HTTP client; gRPC through OkHttp.
+ * </ul>
+ *
+ * <p>A {@link PrometheusMetricReader} (when wanted) and the {@link ExportedHistogramProducer} are
+ * registered on the meter provider. Thread-safe after {@link #create}.
+ */
+public final class StandaloneSdk implements AutoCloseable {
+
+  private static final Logger logger = Logger.getLogger(StandaloneSdk.class.getName());
+
+  // Copied from the OpenTelemetry semantic conventions (service.*, host.*).
+  static final AttributeKey<String> SERVICE_NAME = AttributeKey.stringKey("service.name");
+  static final AttributeKey<String> SERVICE_VERSION = AttributeKey.stringKey("service.version");
+  static final AttributeKey<String> HOST_NAME = AttributeKey.stringKey("host.name");
+
+  static final String DEFAULT_SERVICE_NAME = "gputop-agent";
+
+  private final OpenTelemetrySdk sdk;
+  private final PrometheusMetricReader prometheus;
+  private final ExportedHistogramProducer histograms;
+
+  private StandaloneSdk(
+      OpenTelemetrySdk sdk, PrometheusMetricReader prometheus, ExportedHistogramProducer histograms) {
+    this.sdk = sdk;
+    this.prometheus = prometheus;
+    this.histograms = histograms;
+  }
+
+  /**
+   * Builds the SDK from the environment and system properties.
+   *
+   * @param withPrometheus whether to register a Prometheus reader for the {@code /metrics} endpoint
+   */
+  public static StandaloneSdk create(boolean withPrometheus) {
+    preferJdkHttpSender();
+    ExportedHistogramProducer histograms = new ExportedHistogramProducer();
+    PrometheusMetricReader prometheus =
+        withPrometheus ? PrometheusMetricReader.builder().setOtelScopeLabelsEnabled(false).build() : null;
+    OpenTelemetrySdk sdk =
+        AutoConfiguredOpenTelemetrySdk.builder()
+            .disableShutdownHook() // the agent flushes and shuts down itself, within its 5 s budget
+            .addPropertiesCustomizer(StandaloneSdk::agentDefaults)
+            .addResourceCustomizer((resource, config) -> agentResource(resource))
+            .addMeterProviderCustomizer(
+                (builder, config) -> {
+                  if (prometheus != null) {
+                    builder.registerMetricReader(prometheus);
+                  }
+                  return builder.registerMetricProducer(histograms);
+                })
+            .build()
+            .getOpenTelemetrySdk();
+    return new StandaloneSdk(sdk, prometheus, histograms);
+  }
+
+  /** The SDK, for {@link AgentRuntime.Builder#setOpenTelemetry}. */
+  public OpenTelemetrySdk openTelemetry() {
+    return sdk;
+  }
+
+  /** The producer to hand to {@link AgentRuntime.Builder#setHistogramProducer}. */
+  public ExportedHistogramProducer histograms() {
+    return histograms;
+  }
+
+  /** The Prometheus reader behind {@code /metrics}, or null when none was wanted. */
+  public PrometheusMetricReader prometheus() {
+    return prometheus;
+  }
+
+  /**
+   * Pushes what the exporters hold now, waiting at most {@code timeout}.
+   *
+   * @return true when the flush finished in time and succeeded
+   */
+  public boolean flush(Duration timeout) {
+    CompletableResultCode flush = sdk.getSdkMeterProvider().forceFlush();
+    flush.join(Math.max(1, timeout.toNanos()), TimeUnit.NANOSECONDS);
+    return flush.isSuccess();
+  }
+
+  /**
+   * Shuts the SDK and its exporters down, waiting at most {@code timeout}.
+   *
+   * @return true when the shutdown finished in time
+   */
+  public boolean shutdown(Duration timeout) {
+    CompletableResultCode shutdown = sdk.shutdown();
+    shutdown.join(Math.max(1, timeout.toNanos()), TimeUnit.NANOSECONDS);
+    return shutdown.isDone();
+  }
+
+  /** Flushes and shuts down, two seconds for each. */
+  @Override
+  public void close() {
+    flush(Duration.ofSeconds(2));
+    shutdown(Duration.ofSeconds(2));
+  }
+
+  /**
+   * The agent's defaults, applied only where the user configured nothing (a properties customizer
+   * returns overrides, so it must check each key itself).
+   */
+  static Map<String, String> agentDefaults(ConfigProperties config) {
+    Map<String, String> out = new HashMap<>();
+    String metrics = config.getString("otel.metrics.exporter");
+    if (metrics == null || metrics.isBlank()) {
+      boolean endpoint =
+          config.getString("otel.exporter.otlp.endpoint") != null
+              || config.getString("otel.exporter.otlp.metrics.endpoint") != null;
+      out.put("otel.metrics.exporter", endpoint ? "otlp" : "none");
+    } else {
+      List<String> names =
+          Arrays.stream(metrics.split(","))
+              .map(s -> s.trim().toLowerCase(Locale.ROOT))
+              .filter(s -> !s.isEmpty())
+              .collect(Collectors.toCollection(ArrayList::new));
+      if (names.remove("prometheus")) {
+        logger.info("otel.metrics.exporter: 'prometheus' dropped; the agent's listener serves /metrics");
+        out.put("otel.metrics.exporter", names.isEmpty() ? "none" : String.join(",", names));
+      }
+    }
+    if (config.getString("otel.traces.exporter") == null) {
+      out.put("otel.traces.exporter", "none");
+    }
+    if (config.getString("otel.logs.exporter") == null) {
+      out.put("otel.logs.exporter", "none");
+    }
+    return out;
+  }
+
+  static Resource agentResource(Resource resource) {
+    ResourceBuilder b = resource.toBuilder();
+    String name = resource.getAttribute(SERVICE_NAME);
+    if (name == null || name.startsWith("unknown_service")) {
+      b.put(SERVICE_NAME, DEFAULT_SERVICE_NAME);
+    }
+    if (resource.getAttribute(SERVICE_VERSION) == null) {
+      b.put(SERVICE_VERSION, Main.version());
+    }
+    if (resource.getAttribute(HOST_NAME) == null) {
+      String host = hostName();
+      if (host != null) {
+        b.put(HOST_NAME, host);
+      }
+    }
+    return b.build();
+  }
+
+  /**
+   * The host name without a DNS lookup where possible ({@code InetAddress.getLocalHost()} can stall
+   * for seconds on a host with a broken resolver, which would spoil start-up).
+   */
+  static String hostName() {
+    try {
+      Path kernel = Path.of("/proc/sys/kernel/hostname");
+      if (Files.isReadable(kernel)) {
+        String h = Files.readString(kernel, StandardCharsets.UTF_8).trim();
+        if (!h.isEmpty()) {
+          return h;
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      // fall through to the environment
+    }
+    for (String var : List.of("HOSTNAME", "COMPUTERNAME")) {
+      String h = System.getenv(var);
+      if (h != null && !h.isBlank()) {
+        return h.trim();
+      }
+    }
+    try {
+      return InetAddress.getLocalHost().getHostName();
+    } catch (IOException e) {
+      return null;
+    }
+  }
+
+  /**
+   * Both the JDK and the OkHttp senders are bundled (OkHttp for gRPC); without a preference the SDK
+   * warns and picks either. The property name and value are class names, so they follow relocation.
+   */
+  private static void preferJdkHttpSender() {
+    String key = HttpSenderProvider.class.getName();
+    if (System.getProperty(key) == null) {
+      System.setProperty(key, JdkHttpSenderProvider.class.getName());
+    }
+  }
+}

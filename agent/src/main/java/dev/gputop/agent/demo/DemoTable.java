@@ -1,0 +1,127 @@
+package dev.gputop.agent.demo;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Renders the agent's JSON snapshot (the document of {@code GET /api/snapshot}) as the fixed-width
+ * text table the {@code demo} command refreshes: one row per inference server with state,
+ * running/waiting, KV cache, prefix hit, TTFT p50/p99, ITL p50, E2E p99, requests/s and generated
+ * tokens/s, then the Overview serving line and the alerts. Values that are null or missing print
+ * as {@code -}; latencies print in ms below one second and in s above; ratios as percentages.
+ * Stateless and thread-safe.
+ *
+ * <pre>{@code
+ * String text = DemoTable.render(snapshotJson);
+ * }</pre>
+ */
+public final class DemoTable {
+
+  private static final String ROW = "%-14s %-8s %-8s %9s %5s %6s %8s %8s %7s %7s %6s %9s";
+  private static final ObjectMapper MAPPER = new ObjectMapper();
+
+  private DemoTable() {}
+
+  /** The table for a snapshot given as a map (as Jackson would read the JSON). */
+  public static String render(Map<String, ?> snapshot) {
+    JsonNode tree = MAPPER.valueToTree(snapshot);
+    return render(tree);
+  }
+
+  /** The table for a snapshot document; lines end with {@code \n}. */
+  public static String render(JsonNode snapshot) {
+    StringBuilder b = new StringBuilder();
+    line(b, String.format(Locale.ROOT, ROW, "SERVER", "ENGINE", "STATE", "RUN/WAIT", "KV", "PREFIX",
+        "TTFT p50", "TTFT p99", "ITL p50", "E2E p99", "REQ/S", "GEN TOK/S"));
+    JsonNode servers = snapshot.path("inference");
+    if (!servers.isArray() || servers.size() == 0) {
+      line(b, "(no inference servers)");
+    } else {
+      for (JsonNode s : servers) {
+        line(b, String.format(Locale.ROOT, ROW,
+            cut(text(s, "name"), 14),
+            cut(text(s, "engine"), 8),
+            cut(text(s, "state"), 8),
+            count(s.get("running")) + "/" + count(s.get("waiting")),
+            percent(s.get("kvCacheUsage")),
+            percent(s.get("prefixHitRatio")),
+            seconds(s.path("ttft").get("p50")),
+            seconds(s.path("ttft").get("p99")),
+            seconds(s.path("itl").get("p50")),
+            seconds(s.path("e2e").get("p99")),
+            rate(s.get("requestsPerSecond"), 1),
+            rate(s.get("generationTokensPerSecond"), 0)).stripTrailing());
+        JsonNode error = s.get("error");
+        if (error != null && !error.isNull() && !error.asText().isEmpty()) {
+          line(b, "  " + text(s, "name") + ": " + error.asText());
+        }
+      }
+    }
+    JsonNode o = snapshot.path("overview").path("serving");
+    line(b, "Overview: worst TTFT p99 " + seconds(o.get("worstTtftP99"))
+        + ", worst ITL p50 " + seconds(o.get("worstItlP50"))
+        + ", generation " + rate(o.get("generationTokensPerSecond"), 0) + " tok/s"
+        + ", waiting " + count(o.get("waiting")));
+    JsonNode alerts = snapshot.path("alerts");
+    if (!alerts.isArray() || alerts.size() == 0) {
+      line(b, "Alerts: none");
+    } else {
+      line(b, "Alerts:");
+      for (JsonNode a : alerts) {
+        String server = a.hasNonNull("server") ? " " + a.get("server").asText() : "";
+        String message = a.hasNonNull("message") ? ": " + a.get("message").asText() : "";
+        line(b, "  " + text(a, "name") + server + message);
+      }
+    }
+    return b.toString();
+  }
+
+  private static void line(StringBuilder b, String s) {
+    b.append(s).append('\n');
+  }
+
+  private static String text(JsonNode n, String field) {
+    JsonNode v = n.get(field);
+    return v == null || v.isNull() ? "-" : v.asText();
+  }
+
+  private static String cut(String s, int width) {
+    return s.length() <= width ? s : s.substring(0, width - 1) + "~";
+  }
+
+  private static boolean absent(JsonNode v) {
+    return v == null || v.isNull() || !v.isNumber() || !Double.isFinite(v.asDouble());
+  }
+
+  static String count(JsonNode v) {
+    return absent(v) ? "-" : Long.toString(Math.round(v.asDouble()));
+  }
+
+  static String percent(JsonNode v) {
+    return absent(v) ? "-" : String.format(Locale.ROOT, "%.0f%%", v.asDouble() * 100);
+  }
+
+  static String rate(JsonNode v, int decimals) {
+    return absent(v) ? "-" : String.format(Locale.ROOT, "%." + decimals + "f", v.asDouble());
+  }
+
+  /** Seconds as {@code 0.4ms}, {@code 312ms}, {@code 1.84s}, {@code 125s}. */
+  static String seconds(JsonNode v) {
+    if (absent(v)) {
+      return "-";
+    }
+    double s = v.asDouble();
+    if (s < 0.01) {
+      return String.format(Locale.ROOT, "%.1fms", s * 1000);
+    }
+    if (s < 0.9995) {
+      return String.format(Locale.ROOT, "%.0fms", s * 1000);
+    }
+    if (s < 99.995) {
+      return String.format(Locale.ROOT, "%.2fs", s);
+    }
+    return String.format(Locale.ROOT, "%.0fs", s);
+  }
+}

@@ -1,0 +1,28 @@
+package dev.gputop.agent.demo;
+
+import java.util.Map;
+
+/**
+ * Renders a {@link LoadModel}'s state the way one engine's {@code /metrics} endpoint does: its
+ * metric names, HELP texts, types, labels, bucket boundaries, number format and ordering.
+ * Implementations are thread-safe unless they say otherwise.
+ */
+interface ExpositionWriter {
+
+  /** The engine identifier the agent should recognize: vllm, sglang, tgi or llamacpp. */
+  String engine();
+
+  /** The Content-Type header the engine sends. */
+  String contentType();
+
+  /** The histograms the writer renders, with the engine's upper bounds (without +Inf). */
+  Map<Kind, double[]> histogramBounds();
+
+  /** The exposition text for this state. */
+  String write(LoadModel.Stats stats);
+
+  /** Extra response headers, as alternating names and values. */
+  default String[] headers(LoadModel.Stats stats) {
+    return new String[0];
+  }
+}

@@ -1,0 +1,46 @@
+package dev.gputop.inference.engine;
+
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * The series of one concept in one scrape, read from the first of its sources that had samples.
+ * Immutable.
+ *
+ * @param concept the concept
+ * @param source the metric it was read from
+ * @param series gauge or counter series by key (empty for histograms)
+ * @param histograms histogram series by key (empty for gauges and counters)
+ */
+public record ConceptValues(
+    Concept concept,
+    Source source,
+    Map<SeriesKey, Series> series,
+    Map<SeriesKey, HistogramSeries> histograms) {
+
+  public ConceptValues {
+    Objects.requireNonNull(concept, "concept");
+    Objects.requireNonNull(source, "source");
+    series = Collections.unmodifiableMap(new LinkedHashMap<>(series));
+    histograms = Collections.unmodifiableMap(new LinkedHashMap<>(histograms));
+  }
+
+  static ConceptValues ofSeries(Concept concept, Source source, List<Series> list) {
+    Map<SeriesKey, Series> m = new LinkedHashMap<>();
+    for (Series s : list) {
+      m.put(s.key(), s);
+    }
+    return new ConceptValues(concept, source, m, Map.of());
+  }
+
+  static ConceptValues ofHistograms(Concept concept, Source source, List<HistogramSeries> list) {
+    Map<SeriesKey, HistogramSeries> m = new LinkedHashMap<>();
+    for (HistogramSeries h : list) {
+      m.put(h.key(), h);
+    }
+    return new ConceptValues(concept, source, Map.of(), m);
+  }
+}

@@ -1,0 +1,66 @@
+package dev.gputop.inference.engine;
+
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * One metric that can carry a concept, by its name on the wire after prefix normalization.
+ *
+ * <ul>
+ *   <li>{@link Form#GAUGE}: samples named exactly {@code name};
+ *   <li>{@link Form#COUNTER}: samples named {@code name} or {@code name + "_total"} (counters
+ *       with and without the suffix, as TGI writes them);
+ *   <li>{@link Form#SAMPLE}: samples named exactly {@code name}, read as a counter (for example
+ *       a histogram's {@code _sum} or {@code _count} used as a token or request counter);
+ *   <li>{@link Form#HISTOGRAM}: the {@code name_bucket}, {@code name_sum} and {@code name_count}
+ *       samples of a classic histogram.
+ * </ul>
+ *
+ * Immutable.
+ *
+ * @param name the base name, with the engine's canonical prefix (e.g. {@code vllm:})
+ * @param form how the samples are named
+ */
+public record Source(String name, Form form) {
+
+  /** How a source's samples are named on the wire. */
+  public enum Form {
+    GAUGE,
+    COUNTER,
+    SAMPLE,
+    HISTOGRAM
+  }
+
+  public Source {
+    Objects.requireNonNull(name, "name");
+    Objects.requireNonNull(form, "form");
+  }
+
+  public static Source gauge(String name) {
+    return new Source(name, Form.GAUGE);
+  }
+
+  public static Source counter(String name) {
+    return new Source(name, Form.COUNTER);
+  }
+
+  public static Source sample(String name) {
+    return new Source(name, Form.SAMPLE);
+  }
+
+  public static Source histogram(String name) {
+    return new Source(name, Form.HISTOGRAM);
+  }
+
+  /** The sample names this source matches, with the role of each. */
+  List<String> sampleNames() {
+    switch (form) {
+      case COUNTER:
+        return name.endsWith("_total") ? List.of(name) : List.of(name + "_total", name);
+      case HISTOGRAM:
+        return List.of(name + "_bucket", name + "_sum", name + "_count");
+      default:
+        return List.of(name);
+    }
+  }
+}

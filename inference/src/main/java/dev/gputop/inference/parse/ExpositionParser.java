@@ -1,0 +1,1096 @@
+package dev.gputop.inference.parse;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Objects;
+
+/**
+ * Parses a Prometheus text format 0.0.4 or OpenMetrics 1.0 exposition into an {@link Exposition}.
+ *
+ * <p>What it accepts, the limits and the error messages are described in {@code docs/parser.md}.
+ * In short: HELP, TYPE and UNIT lines, samples with optional labels, timestamp and exemplar, blank
+ * lines, other comments, CRLF line endings and {@code # EOF}. A malformed line, or one beyond the
+ * {@link ParserLimits}, fails the whole parse with an {@link ExpositionFormatException} reading
+ * {@code line N: reason}; no other exception escapes {@link #parse(byte[], int, int)}, whatever
+ * the bytes.
+ *
+ * <p>Samples are grouped into families: a sample joins the most recent family whose name is its
+ * name less a suffix that the family's type allows ({@code _total} and {@code _created} for a
+ * counter, {@code _bucket}, {@code _sum}, {@code _count} and {@code _created} for a histogram,
+ * …), else the declared family it fits, else an {@link MetricType#UNTYPED} family named like the
+ * sample. Families declared by HELP or TYPE without samples are kept, with no samples.
+ *
+ * <p>The parser is built to be reused for one server, scrape after scrape. It remembers, in a
+ * bounded cache, the bytes of each series key (name and label set) and each HELP/TYPE line it has
+ * seen with their parsed form, and the order in which they came. The next scrape of the same
+ * server usually repeats the previous one line for line with new values, so most lines are
+ * recognized by one byte comparison against the predicted key, and only the value is parsed: no
+ * strings, label sets or family names are built again. The cache is emptied when it holds more
+ * than {@value #DEFAULT_MAX_CACHE_ENTRIES} entries or {@value #DEFAULT_MAX_CACHE_BYTES} bytes of
+ * keys, so a server that invents new series on every scrape costs time, not memory.
+ *
+ * <p>Not thread-safe: an instance is used by one thread at a time (one per scraped server, on the
+ * scrape task of that server). The {@link Exposition}s it returns are immutable and can be shared.
+ *
+ * <pre>{@code
+ * ExpositionParser parser = new ExpositionParser(ParserLimits.defaults());
+ * Exposition exposition = parser.parse(body, 0, length);
+ * MetricFamily running = exposition.family("vllm:num_requests_running");
+ * }</pre>
+ */
+public final class ExpositionParser {
+
+  /** Cache entries kept across parses before the cache is emptied. */
+  static final int DEFAULT_MAX_CACHE_ENTRIES = 65_536;
+  /** Bytes of cached keys kept across parses before the cache is emptied. */
+  static final long DEFAULT_MAX_CACHE_BYTES = 16L << 20;
+  /** Family builders kept for reuse between parses. */
+  private static final int MAX_POOLED_FAMILIES = 4_096;
+
+  private static final byte KIND_SERIES = 0;
+  private static final byte KIND_HELP = 1;
+  private static final byte KIND_TYPE = 2;
+  private static final byte KIND_UNIT = 3;
+  private static final byte KIND_COMMENT = 4;
+  private static final byte KIND_EOF = 5;
+
+  /** Bit 0: may start a metric name; bit 1: may continue one; bit 2: may continue a label name. */
+  private static final byte[] CHAR_CLASS = new byte[256];
+
+  static {
+    for (int c = 0; c < 256; c++) {
+      boolean letter = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+      boolean digit = c >= '0' && c <= '9';
+      int cls = 0;
+      if (letter || c == ':') {
+        cls |= 1 | 2;
+      }
+      if (digit) {
+        cls |= 2;
+      }
+      if (letter || digit) {
+        cls |= 4;
+      }
+      CHAR_CLASS[c] = (byte) cls;
+    }
+  }
+
+  private final ParserLimits limits;
+  private final int maxCacheEntries;
+  private final long maxCacheBytes;
+
+  // Cache kept across parses.
+  private Entry[] table = new Entry[256];
+  private int cacheSize;
+  private long cacheBytes;
+  private final HashMap<String, String> strings = new HashMap<>();
+  /** Sentinel whose {@code next} is the first entry of the previous parse. */
+  private final Entry head = new Entry(new byte[0], 0, KIND_COMMENT, null, null, null, null);
+
+  // State of one parse.
+  private byte[] b;
+  private int end;
+  private int line;
+  private int sampleCount;
+  private boolean openMetrics;
+  private boolean sawIntegerTimestamp;
+  private Entry prev;
+  private FamilyBuilder current;
+  private String lastSampleName;
+  private FamilyBuilder lastFamily;
+  private final HashMap<String, FamilyBuilder> byName = new HashMap<>();
+  private final ArrayList<FamilyBuilder> order = new ArrayList<>();
+  private final ArrayList<FamilyBuilder> pool = new ArrayList<>();
+  private final ArrayList<MetricFamily> built = new ArrayList<>();
+
+  /** A parser that enforces these limits. */
+  public ExpositionParser(ParserLimits limits) {
+    this(limits, DEFAULT_MAX_CACHE_ENTRIES, DEFAULT_MAX_CACHE_BYTES);
+  }
+
+  /** A parser with a smaller or larger cache, for tests. */
+  ExpositionParser(ParserLimits limits, int maxCacheEntries, long maxCacheBytes) {
+    this.limits = Objects.requireNonNull(limits, "limits");
+    if (maxCacheEntries <= 0 || maxCacheBytes <= 0) {
+      throw new IllegalArgumentException("cache bounds must be positive");
+    }
+    this.maxCacheEntries = maxCacheEntries;
+    this.maxCacheBytes = maxCacheBytes;
+  }
+
+  /** Parses a whole exposition given as text; see {@link #parse(byte[], int, int)}. */
+  public Exposition parse(String text) throws ExpositionFormatException {
+    byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
+    return parse(bytes, 0, bytes.length);
+  }
+
+  /**
+   * Parses {@code length} bytes of {@code body} from {@code offset}: UTF-8 text in the
+   * Prometheus 0.0.4 or OpenMetrics 1.0 format. OpenMetrics is recognized by its closing
+   * {@code # EOF} line, which decides whether integer timestamps are milliseconds (0.0.4) or
+   * seconds (OpenMetrics); timestamps are returned in milliseconds either way.
+   *
+   * @throws ExpositionFormatException when a line is malformed or a limit is exceeded
+   * @throws IndexOutOfBoundsException when offset and length do not lie within body
+   */
+  public Exposition parse(byte[] body, int offset, int length) throws ExpositionFormatException {
+    Objects.checkFromIndexSize(offset, length, body.length);
+    try {
+      return parseRange(body, offset, offset + length, endsWithEof(body, offset, offset + length));
+    } catch (RuntimeException e) {
+      // A bug, not bad input: keep the promise that only format errors escape, and start afresh.
+      clearCache();
+      ExpositionFormatException f =
+          new ExpositionFormatException(line, "internal parser error: " + e);
+      f.initCause(e);
+      throw f;
+    } finally {
+      reset();
+    }
+  }
+
+  private Exposition parseRange(byte[] body, int start, int stop, boolean om)
+      throws ExpositionFormatException {
+    reset();
+    this.b = body;
+    this.end = stop;
+    this.openMetrics = om;
+    this.prev = head;
+    int p = start;
+    while (p < stop) {
+      line++;
+      int lineStart = p;
+      while (p < stop && (b[p] == ' ' || b[p] == '\t')) {
+        p++;
+      }
+      if (p == stop) {
+        break;
+      }
+      byte c = b[p];
+      if (c == '\n') {
+        p++;
+        continue;
+      }
+      if (c == '\r' && (p + 1 == stop || b[p + 1] == '\n')) {
+        p += 2;
+        continue;
+      }
+      if (c == '#') {
+        int eofAt = p;
+        p = comment(lineStart, p);
+        if (p < 0) {
+          if (!om && sawIntegerTimestamp) {
+            // Integer timestamps were read as milliseconds before "# EOF" said OpenMetrics.
+            return parseRange(body, start, eofAt, true);
+          }
+          break;
+        }
+      } else {
+        p = sample(lineStart, p);
+      }
+    }
+    return build();
+  }
+
+  // ---------------------------------------------------------------- comment lines
+
+  /** Handles the comment line whose '#' is at {@code s}; the index after it, or -1 at EOF. */
+  private int comment(int lineStart, int s) throws ExpositionFormatException {
+    Entry e = prev.next;
+    int contentEnd;
+    int next;
+    if (e != null && e.kind != KIND_SERIES && matches(e.key, s)) {
+      int q = s + e.key.length;
+      if (q == end) {
+        contentEnd = q;
+        next = q;
+      } else if (b[q] == '\n') {
+        contentEnd = q;
+        next = q + 1;
+      } else if (b[q] == '\r' && (q + 1 == end || b[q + 1] == '\n')) {
+        contentEnd = q;
+        next = Math.min(q + 2, end);
+      } else {
+        e = null;
+        contentEnd = next = 0;
+      }
+    } else {
+      e = null;
+      contentEnd = next = 0;
+    }
+    if (e == null) {
+      int q = s;
+      while (q < end && b[q] != '\n') {
+        q++;
+      }
+      next = q < end ? q + 1 : q;
+      contentEnd = q > s && b[q - 1] == '\r' ? q - 1 : q;
+      checkLineLength(lineStart, contentEnd);
+      int hash = hash(b, s, contentEnd);
+      e = lookup(s, contentEnd, hash);
+      if (e == null) {
+        e = parseComment(s, contentEnd, hash);
+        if (e.kind == KIND_EOF) {
+          return -1;
+        }
+        insert(e);
+      }
+    } else {
+      checkLineLength(lineStart, contentEnd);
+    }
+    follow(e);
+    if (e.kind != KIND_COMMENT) {
+      // A declaration may introduce the family of the next sample, even one named like the last.
+      lastSampleName = null;
+    }
+    switch (e.kind) {
+      case KIND_HELP:
+        declare(e.name).help = e.text;
+        break;
+      case KIND_TYPE:
+        FamilyBuilder f = declare(e.name);
+        if (f.typeDeclared && f.type != e.type) {
+          throw error(
+              "second TYPE line for '" + e.name + "' says " + typeName(e.type) + ", first said "
+                  + typeName(f.type));
+        }
+        f.type = e.type;
+        f.typeDeclared = true;
+        break;
+      case KIND_UNIT:
+        declare(e.name).unit = e.text;
+        break;
+      default:
+        break;
+    }
+    return next;
+  }
+
+  private Entry parseComment(int s, int e, int hash) throws ExpositionFormatException {
+    int i = s + 1;
+    if (i >= e || (b[i] != ' ' && b[i] != '\t')) {
+      return newEntry(s, e, hash, KIND_COMMENT, null, null, null, null);
+    }
+    i = skipBlanks(i, e);
+    int wordEnd = i;
+    while (wordEnd < e && b[wordEnd] != ' ' && b[wordEnd] != '\t') {
+      wordEnd++;
+    }
+    byte kind;
+    if (isWord(i, wordEnd, "HELP")) {
+      kind = KIND_HELP;
+    } else if (isWord(i, wordEnd, "TYPE")) {
+      kind = KIND_TYPE;
+    } else if (isWord(i, wordEnd, "UNIT")) {
+      kind = KIND_UNIT;
+    } else if (isWord(i, wordEnd, "EOF") && skipBlanks(wordEnd, e) == e) {
+      return newEntry(s, e, hash, KIND_EOF, null, null, null, null);
+    } else {
+      return newEntry(s, e, hash, KIND_COMMENT, null, null, null, null);
+    }
+    String keyword = kind == KIND_HELP ? "HELP" : kind == KIND_TYPE ? "TYPE" : "UNIT";
+    int nameStart = skipBlanks(wordEnd, e);
+    int nameEnd = nameStart;
+    while (nameEnd < e && b[nameEnd] != ' ' && b[nameEnd] != '\t') {
+      nameEnd++;
+    }
+    if (nameStart == nameEnd) {
+      throw error(keyword + " line without a metric name");
+    }
+    if (!isMetricName(nameStart, nameEnd)) {
+      throw error("invalid metric name " + quote(nameStart, nameEnd) + " in " + keyword + " line");
+    }
+    String name = intern(new String(b, nameStart, nameEnd - nameStart, StandardCharsets.ISO_8859_1));
+    int rest = skipBlanks(nameEnd, e);
+    switch (kind) {
+      case KIND_HELP:
+        return newEntry(s, e, hash, KIND_HELP, name, null, unescapeHelp(rest, e), null);
+      case KIND_UNIT:
+        int unitEnd = trimEnd(rest, e);
+        String unit = new String(b, rest, unitEnd - rest, StandardCharsets.UTF_8);
+        return newEntry(s, e, hash, KIND_UNIT, name, null, intern(unit), null);
+      default:
+        int typeEnd = trimEnd(rest, e);
+        if (rest == typeEnd) {
+          throw error("TYPE line for '" + name + "' without a type");
+        }
+        MetricType type = metricType(rest, typeEnd);
+        if (type == null) {
+          throw error("unknown metric type " + quote(rest, typeEnd) + " for '" + name + "'");
+        }
+        return newEntry(s, e, hash, KIND_TYPE, name, null, null, type);
+    }
+  }
+
+  private MetricType metricType(int s, int e) {
+    if (isWord(s, e, "counter")) {
+      return MetricType.COUNTER;
+    } else if (isWord(s, e, "gauge")) {
+      return MetricType.GAUGE;
+    } else if (isWord(s, e, "histogram")) {
+      return MetricType.HISTOGRAM;
+    } else if (isWord(s, e, "gaugehistogram")) {
+      return MetricType.GAUGE_HISTOGRAM;
+    } else if (isWord(s, e, "summary")) {
+      return MetricType.SUMMARY;
+    } else if (isWord(s, e, "info")) {
+      return MetricType.INFO;
+    } else if (isWord(s, e, "stateset")) {
+      return MetricType.STATESET;
+    } else if (isWord(s, e, "untyped") || isWord(s, e, "unknown")) {
+      return MetricType.UNTYPED;
+    }
+    return null;
+  }
+
+  private static String typeName(MetricType type) {
+    switch (type) {
+      case GAUGE_HISTOGRAM:
+        return "gaugehistogram";
+      case UNTYPED:
+        return "untyped";
+      default:
+        return type.name().toLowerCase(java.util.Locale.ROOT);
+    }
+  }
+
+  /** HELP text: {@code \\} is a backslash, {@code \n} a newline, {@code \"} a quote. */
+  private String unescapeHelp(int s, int e) {
+    int i = s;
+    while (i < e && b[i] != '\\') {
+      i++;
+    }
+    if (i == e) {
+      return intern(new String(b, s, e - s, StandardCharsets.UTF_8));
+    }
+    byte[] out = new byte[e - s];
+    int n = 0;
+    for (i = s; i < e; i++) {
+      byte c = b[i];
+      if (c == '\\' && i + 1 < e) {
+        byte d = b[i + 1];
+        if (d == '\\' || d == '"') {
+          out[n++] = d;
+          i++;
+          continue;
+        } else if (d == 'n') {
+          out[n++] = '\n';
+          i++;
+          continue;
+        }
+      }
+      out[n++] = c;
+    }
+    return intern(new String(out, 0, n, StandardCharsets.UTF_8));
+  }
+
+  // ---------------------------------------------------------------- sample lines
+
+  /** Handles the sample line starting at {@code s}; the index after it. */
+  private int sample(int lineStart, int s) throws ExpositionFormatException {
+    Entry e = prev.next;
+    int keyEnd = -1;
+    if (e != null && e.kind == KIND_SERIES && matches(e.key, s)) {
+      keyEnd = s + e.key.length;
+      if (!e.hasLabels && !endsBareName(keyEnd)) {
+        keyEnd = -1;
+      }
+    }
+    if (keyEnd < 0) {
+      keyEnd = scanKey(s);
+      checkLineLength(lineStart, keyEnd);
+      int hash = hash(b, s, keyEnd);
+      e = lookup(s, keyEnd, hash);
+      if (e == null) {
+        e = parseSeries(s, keyEnd, hash);
+        insert(e);
+      }
+    }
+    follow(e);
+    if (++sampleCount > limits.maxSeries()) {
+      throw error("more than " + limits.maxSeries() + " samples (limit maxSeries)");
+    }
+
+    int i = keyEnd;
+    if (i >= end || b[i] == '\n' || b[i] == '\r') {
+      throw error("missing value for '" + e.name + "'");
+    }
+    // Like Prometheus, a value may follow a closing brace without a blank.
+    if (!e.hasLabels && b[i] != ' ' && b[i] != '\t') {
+      throw error("invalid metric name " + quote(s, tokenEnd(s)));
+    }
+    i = skipBlanks(i, end);
+    int valueStart = i;
+    i = tokenEnd(i);
+    if (i == valueStart) {
+      throw error("missing value for '" + e.name + "'");
+    }
+    double value;
+    try {
+      value = FastDoubleParser.parse(b, valueStart, i);
+    } catch (NumberFormatException ex) {
+      throw error("bad number " + quote(valueStart, i) + " for '" + e.name + "'");
+    }
+    i = skipBlanks(i, end);
+    long timestamp = Sample.NO_TIMESTAMP;
+    if (i < end && b[i] != '\n' && b[i] != '\r' && b[i] != '#') {
+      int tsStart = i;
+      i = tokenEnd(i);
+      timestamp = timestamp(tsStart, i);
+      i = skipBlanks(i, end);
+    }
+    if (i < end && b[i] == '#') {
+      i = exemplar(i);
+    }
+    int next = endOfLine(i);
+    checkLineLength(lineStart, i);
+
+    FamilyBuilder f = familyOf(e.name);
+    f.samples.add(new Sample(e.name, e.labels, value, timestamp));
+    return next;
+  }
+
+  /** After a bare metric name that matched a cached key: is the name complete, with no labels? */
+  private boolean endsBareName(int q) {
+    if (q >= end) {
+      return true;
+    }
+    if ((CHAR_CLASS[b[q] & 0xff] & 2) != 0) {
+      return false;
+    }
+    int r = skipBlanks(q, end);
+    return r >= end || b[r] != '{';
+  }
+
+  /**
+   * Finds the end of the series key starting at {@code s}: the metric name and its label set.
+   * Quotes are followed so that a brace inside a label value does not end the set.
+   */
+  private int scanKey(int s) throws ExpositionFormatException {
+    if ((CHAR_CLASS[b[s] & 0xff] & 1) == 0) {
+      throw error("invalid metric name " + quote(s, tokenEnd(s)));
+    }
+    int i = s + 1;
+    while (i < end && (CHAR_CLASS[b[i] & 0xff] & 2) != 0) {
+      i++;
+    }
+    int nameEnd = i;
+    i = skipBlanks(i, end);
+    if (i >= end || b[i] != '{') {
+      return nameEnd;
+    }
+    i++;
+    while (true) {
+      if (i >= end || b[i] == '\n') {
+        throw error("unterminated label set (missing '}')");
+      }
+      byte c = b[i];
+      if (c == '}') {
+        return i + 1;
+      }
+      if (c == '"') {
+        i++;
+        while (true) {
+          if (i >= end || b[i] == '\n') {
+            throw error("unterminated label value");
+          }
+          byte d = b[i];
+          if (d == '"') {
+            break;
+          }
+          if (d == '\\') {
+            if (i + 1 >= end || b[i + 1] == '\n') {
+              throw error("unterminated label value");
+            }
+            i += 2;
+          } else {
+            i++;
+          }
+        }
+      }
+      i++;
+    }
+  }
+
+  /** Parses and validates the series key {@code b[s, e)} found by {@link #scanKey}. */
+  private Entry parseSeries(int s, int e, int hash) throws ExpositionFormatException {
+    int i = s + 1;
+    while (i < e && (CHAR_CLASS[b[i] & 0xff] & 2) != 0) {
+      i++;
+    }
+    String name = intern(new String(b, s, i - s, StandardCharsets.ISO_8859_1));
+    i = skipBlanks(i, e);
+    if (i == e) {
+      return newEntry(s, e, hash, KIND_SERIES, name, Labels.EMPTY, null, null);
+    }
+    // b[i] == '{' and b[e - 1] == '}', as scanKey found them.
+    i++;
+    String[] names = new String[4];
+    String[] values = new String[4];
+    int n = 0;
+    while (true) {
+      i = skipBlanks(i, e);
+      if (b[i] == '}') {
+        break;
+      }
+      int nameStart = i;
+      if ((CHAR_CLASS[b[i] & 0xff] & 4) == 0 || isDigit(b[i])) {
+        throw error("invalid label name " + quote(nameStart, labelTokenEnd(nameStart, e)) + " on '" + name + "'");
+      }
+      while ((CHAR_CLASS[b[i] & 0xff] & 4) != 0) {
+        i++;
+      }
+      String labelName = intern(new String(b, nameStart, i - nameStart, StandardCharsets.ISO_8859_1));
+      i = skipBlanks(i, e);
+      if (b[i] != '=') {
+        if ((CHAR_CLASS[b[i] & 0xff] & 2) != 0 || b[i] < 0) {
+          throw error("invalid label name " + quote(nameStart, labelTokenEnd(nameStart, e)) + " on '" + name + "'");
+        }
+        throw error("expected '=' after label name '" + labelName + "' on '" + name + "'");
+      }
+      i = skipBlanks(i + 1, e);
+      if (b[i] != '"') {
+        throw error("expected '\"' to open the value of label '" + labelName + "' on '" + name + "'");
+      }
+      int valueStart = ++i;
+      boolean escaped = false;
+      while (b[i] != '"') {
+        if (b[i] == '\\') {
+          escaped = true;
+          i++;
+        }
+        i++;
+      }
+      String labelValue = labelValue(valueStart, i, escaped);
+      i++;
+      if (n == limits.maxLabels()) {
+        throw error("more than " + limits.maxLabels() + " labels on '" + name + "' (limit maxLabels)");
+      }
+      for (int k = 0; k < n; k++) {
+        if (names[k].equals(labelName)) {
+          throw error("duplicate label name '" + labelName + "' on '" + name + "'");
+        }
+      }
+      if (n == names.length) {
+        names = java.util.Arrays.copyOf(names, n * 2);
+        values = java.util.Arrays.copyOf(values, n * 2);
+      }
+      names[n] = labelName;
+      values[n++] = labelValue;
+      i = skipBlanks(i, e);
+      if (b[i] == ',') {
+        i++;
+      } else if (b[i] != '}') {
+        throw error("expected ',' or '}' after label '" + labelName + "' on '" + name + "', found " + quote(i, labelTokenEnd(i, e)));
+      }
+    }
+    Labels labels =
+        n == 0
+            ? Labels.EMPTY
+            : Labels.fromArrays(java.util.Arrays.copyOf(names, n), java.util.Arrays.copyOf(values, n));
+    Entry entry = newEntry(s, e, hash, KIND_SERIES, name, labels, null, null);
+    entry.hasLabels = true;
+    return entry;
+  }
+
+  /** A label value: {@code \\} is a backslash, {@code \"} a quote, {@code \n} a newline. */
+  private String labelValue(int s, int e, boolean escaped) {
+    if (!escaped) {
+      return intern(new String(b, s, e - s, StandardCharsets.UTF_8));
+    }
+    byte[] out = new byte[e - s];
+    int n = 0;
+    for (int i = s; i < e; i++) {
+      byte c = b[i];
+      if (c == '\\') {
+        byte d = b[++i];
+        if (d == 'n') {
+          out[n++] = '\n';
+        } else if (d == '\\' || d == '"') {
+          out[n++] = d;
+        } else {
+          // Prometheus keeps an unknown escape as written.
+          out[n++] = '\\';
+          out[n++] = d;
+        }
+      } else {
+        out[n++] = c;
+      }
+    }
+    return intern(new String(out, 0, n, StandardCharsets.UTF_8));
+  }
+
+  private long timestamp(int s, int e) throws ExpositionFormatException {
+    boolean integer = true;
+    for (int k = b[s] == '-' ? s + 1 : s; k < e; k++) {
+      if (!isDigit(b[k])) {
+        integer = false;
+        break;
+      }
+    }
+    int digits = e - s - (b[s] == '-' ? 1 : 0);
+    if (integer && digits > 0 && digits <= 18 && !openMetrics) {
+      sawIntegerTimestamp = true;
+      long v = 0;
+      for (int k = b[s] == '-' ? s + 1 : s; k < e; k++) {
+        v = v * 10 + (b[k] - '0');
+      }
+      return b[s] == '-' ? -v : v;
+    }
+    double seconds;
+    try {
+      seconds = FastDoubleParser.parse(b, s, e);
+    } catch (NumberFormatException ex) {
+      throw error("bad timestamp " + quote(s, e));
+    }
+    double millis = seconds * 1000.0;
+    if (Double.isNaN(millis) || Math.abs(millis) >= 9.0e18) {
+      throw error("bad timestamp " + quote(s, e));
+    }
+    return Math.round(millis);
+  }
+
+  /** Validates the OpenMetrics exemplar starting at the '#' at {@code s}; the index after it. */
+  private int exemplar(int s) throws ExpositionFormatException {
+    int i = skipBlanks(s + 1, end);
+    if (i >= end || b[i] != '{') {
+      throw error("malformed exemplar: expected '{' after '#'");
+    }
+    i++;
+    while (true) {
+      if (i >= end || b[i] == '\n') {
+        throw error("malformed exemplar: unterminated label set");
+      }
+      if (b[i] == '}') {
+        break;
+      }
+      if (b[i] == '"') {
+        i++;
+        while (i < end && b[i] != '"' && b[i] != '\n') {
+          i += b[i] == '\\' ? 2 : 1;
+        }
+        if (i >= end || b[i] != '"') {
+          throw error("malformed exemplar: unterminated label value");
+        }
+      }
+      i++;
+    }
+    i = skipBlanks(i + 1, end);
+    int valueStart = i;
+    i = tokenEnd(i);
+    if (valueStart == i) {
+      throw error("malformed exemplar: missing value");
+    }
+    try {
+      FastDoubleParser.parse(b, valueStart, i);
+    } catch (NumberFormatException ex) {
+      throw error("malformed exemplar: bad number " + quote(valueStart, i));
+    }
+    i = skipBlanks(i, end);
+    if (i < end && b[i] != '\n' && b[i] != '\r') {
+      int tsStart = i;
+      i = tokenEnd(i);
+      try {
+        FastDoubleParser.parse(b, tsStart, i);
+      } catch (NumberFormatException ex) {
+        throw error("malformed exemplar: bad timestamp " + quote(tsStart, i));
+      }
+      i = skipBlanks(i, end);
+    }
+    return i;
+  }
+
+  /** Expects the end of the line at {@code i}; the index of the next line. */
+  private int endOfLine(int i) throws ExpositionFormatException {
+    if (i >= end) {
+      return i;
+    }
+    if (b[i] == '\n') {
+      return i + 1;
+    }
+    if (b[i] == '\r' && (i + 1 == end || b[i + 1] == '\n')) {
+      return Math.min(i + 2, end);
+    }
+    throw error("unexpected text after the value: " + quote(i, tokenEnd(i)));
+  }
+
+  // ---------------------------------------------------------------- families
+
+  /** The family a sample named {@code name} belongs to, created when there is none. */
+  private FamilyBuilder familyOf(String name) throws ExpositionFormatException {
+    if (name == lastSampleName) {
+      return lastFamily;
+    }
+    FamilyBuilder f = current;
+    if (f == null || !fits(f, name)) {
+      f = byName.get(name);
+      if (f != null && !fitsSuffix(f.type, f.typeDeclared, "")) {
+        throw error("sample '" + name + "' has no suffix, which a " + typeName(f.type) + " needs");
+      }
+      if (f == null) {
+        f = familyBySuffix(name);
+      }
+      if (f == null) {
+        f = newFamily(name);
+      }
+    }
+    lastSampleName = name;
+    lastFamily = f;
+    current = f;
+    return f;
+  }
+
+  private static final String[] SUFFIXES = {
+    "_total", "_created", "_bucket", "_sum", "_count", "_info", "_gsum", "_gcount"
+  };
+
+  private FamilyBuilder familyBySuffix(String name) {
+    for (String suffix : SUFFIXES) {
+      if (name.endsWith(suffix)) {
+        FamilyBuilder f = byName.get(name.substring(0, name.length() - suffix.length()));
+        if (f != null && fitsSuffix(f.type, f.typeDeclared, suffix)) {
+          return f;
+        }
+      }
+    }
+    return null;
+  }
+
+  private static boolean fits(FamilyBuilder f, String name) {
+    String base = f.name;
+    if (!name.startsWith(base)) {
+      return false;
+    }
+    int n = base.length();
+    if (name.length() == n) {
+      return fitsSuffix(f.type, f.typeDeclared, "");
+    }
+    for (String suffix : SUFFIXES) {
+      if (name.length() == n + suffix.length() && name.startsWith(suffix, n)) {
+        return fitsSuffix(f.type, f.typeDeclared, suffix);
+      }
+    }
+    return false;
+  }
+
+  private static boolean fitsSuffix(MetricType type, boolean declared, String suffix) {
+    switch (type) {
+      case COUNTER:
+        return suffix.isEmpty() || suffix.equals("_total") || suffix.equals("_created");
+      case HISTOGRAM:
+        return suffix.equals("_bucket")
+            || suffix.equals("_sum")
+            || suffix.equals("_count")
+            || suffix.equals("_created");
+      case GAUGE_HISTOGRAM:
+        return suffix.equals("_bucket") || suffix.equals("_gsum") || suffix.equals("_gcount");
+      case SUMMARY:
+        return suffix.isEmpty()
+            || suffix.equals("_sum")
+            || suffix.equals("_count")
+            || suffix.equals("_created");
+      case INFO:
+        return suffix.isEmpty() || suffix.equals("_info");
+      default:
+        return suffix.isEmpty();
+    }
+  }
+
+  private FamilyBuilder declare(String name) {
+    FamilyBuilder f = byName.get(name);
+    if (f == null) {
+      f = newFamily(name);
+    }
+    current = f;
+    return f;
+  }
+
+  private FamilyBuilder newFamily(String name) {
+    int k = order.size();
+    FamilyBuilder f;
+    if (k < pool.size()) {
+      f = pool.get(k);
+    } else {
+      f = new FamilyBuilder();
+      if (pool.size() < MAX_POOLED_FAMILIES) {
+        pool.add(f);
+      }
+    }
+    f.name = name;
+    f.type = MetricType.UNTYPED;
+    f.typeDeclared = false;
+    f.help = null;
+    f.unit = null;
+    order.add(f);
+    byName.put(name, f);
+    return f;
+  }
+
+  private Exposition build() {
+    for (FamilyBuilder f : order) {
+      built.add(new MetricFamily(f.name, f.type, f.help, f.unit, f.samples));
+    }
+    Exposition exposition = new Exposition(built);
+    return exposition;
+  }
+
+  private void reset() {
+    for (FamilyBuilder f : order) {
+      f.samples.clear();
+    }
+    order.clear();
+    byName.clear();
+    built.clear();
+    b = null;
+    line = 0;
+    sampleCount = 0;
+    sawIntegerTimestamp = false;
+    current = null;
+    lastSampleName = null;
+    lastFamily = null;
+    prev = head;
+  }
+
+  // ---------------------------------------------------------------- cache
+
+  private boolean matches(byte[] key, int s) {
+    int n = key.length;
+    return n <= end - s && java.util.Arrays.equals(key, 0, n, b, s, s + n);
+  }
+
+  /** Records that {@code e} came after the previous line, for the next parse's prediction. */
+  private void follow(Entry e) {
+    if (prev.next != e) {
+      prev.next = e;
+    }
+    prev = e;
+  }
+
+  private Entry lookup(int s, int e, int hash) {
+    int n = e - s;
+    for (Entry x = table[hash & (table.length - 1)]; x != null; x = x.chain) {
+      if (x.hash == hash && x.key.length == n && java.util.Arrays.equals(x.key, 0, n, b, s, e)) {
+        return x;
+      }
+    }
+    return null;
+  }
+
+  private Entry newEntry(
+      int s, int e, int hash, byte kind, String name, Labels labels, String text, MetricType type) {
+    return new Entry(java.util.Arrays.copyOfRange(b, s, e), hash, kind, name, labels, text, type);
+  }
+
+  private void insert(Entry e) {
+    if (cacheSize >= maxCacheEntries || cacheBytes + e.key.length > maxCacheBytes
+        || strings.size() >= 4 * maxCacheEntries) {
+      clearCache();
+    }
+    if (cacheSize >= table.length * 3 / 4) {
+      grow();
+    }
+    int i = e.hash & (table.length - 1);
+    e.chain = table[i];
+    table[i] = e;
+    cacheSize++;
+    cacheBytes += e.key.length;
+  }
+
+  private void grow() {
+    Entry[] old = table;
+    Entry[] t = new Entry[old.length * 2];
+    for (Entry x : old) {
+      while (x != null) {
+        Entry nextInChain = x.chain;
+        int i = x.hash & (t.length - 1);
+        x.chain = t[i];
+        t[i] = x;
+        x = nextInChain;
+      }
+    }
+    table = t;
+  }
+
+  private void clearCache() {
+    java.util.Arrays.fill(table, null);
+    cacheSize = 0;
+    cacheBytes = 0;
+    strings.clear();
+    // Drop the chain of predictions too, so the old generation can be collected.
+    head.next = null;
+    prev = head;
+  }
+
+  private String intern(String s) {
+    String old = strings.putIfAbsent(s, s);
+    return old != null ? old : s;
+  }
+
+  /** Number of cached entries, for tests. */
+  int cacheSize() {
+    return cacheSize;
+  }
+
+  // ---------------------------------------------------------------- helpers
+
+  private static final java.lang.invoke.VarHandle LONGS =
+      java.lang.invoke.MethodHandles.byteArrayViewVarHandle(
+          long[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
+
+  static int hash(byte[] b, int s, int e) {
+    long h = e - s;
+    int i = s;
+    for (; i + 8 <= e; i += 8) {
+      h = (h ^ (long) LONGS.get(b, i)) * 0x9E3779B97F4A7C15L;
+      h ^= h >>> 29;
+    }
+    for (; i < e; i++) {
+      h = (h ^ b[i]) * 0x100000001B3L;
+    }
+    h ^= h >>> 32;
+    h *= 0x9E3779B97F4A7C15L;
+    return (int) (h ^ (h >>> 32));
+  }
+
+  private void checkLineLength(int lineStart, int lineEnd) throws ExpositionFormatException {
+    if (lineEnd - lineStart > limits.maxLineLength()) {
+      throw error(
+          "line longer than " + limits.maxLineLength() + " bytes (limit maxLineLength)");
+    }
+  }
+
+  private boolean isMetricName(int s, int e) {
+    if ((CHAR_CLASS[b[s] & 0xff] & 1) == 0) {
+      return false;
+    }
+    for (int i = s + 1; i < e; i++) {
+      if ((CHAR_CLASS[b[i] & 0xff] & 2) == 0) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static boolean isDigit(byte c) {
+    return c >= '0' && c <= '9';
+  }
+
+  private boolean isWord(int s, int e, String word) {
+    if (e - s != word.length()) {
+      return false;
+    }
+    for (int k = 0; k < word.length(); k++) {
+      if (b[s + k] != word.charAt(k)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private int skipBlanks(int i, int e) {
+    while (i < e && (b[i] == ' ' || b[i] == '\t')) {
+      i++;
+    }
+    return i;
+  }
+
+  private int trimEnd(int s, int e) {
+    while (e > s && (b[e - 1] == ' ' || b[e - 1] == '\t')) {
+      e--;
+    }
+    return e;
+  }
+
+  /** The end of the token at {@code i}: the next blank, CR, LF or the end. */
+  private int tokenEnd(int i) {
+    while (i < end) {
+      byte c = b[i];
+      if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+        break;
+      }
+      i++;
+    }
+    return i;
+  }
+
+  private int labelTokenEnd(int i, int e) {
+    int k = i;
+    while (k < e && b[k] != '=' && b[k] != ',' && b[k] != '}' && b[k] != ' ' && b[k] != '"') {
+      k++;
+    }
+    return Math.max(k, Math.min(i + 1, e));
+  }
+
+  /** A short, printable, quoted rendering of {@code b[s, e)} for an error message. */
+  private String quote(int s, int e) {
+    int n = Math.min(e - s, 40);
+    StringBuilder sb = new StringBuilder(n + 5).append('"');
+    for (int i = s; i < s + n; i++) {
+      int c = b[i] & 0xff;
+      sb.append(c >= 0x20 && c < 0x7f ? (char) c : '?');
+    }
+    if (e - s > n) {
+      sb.append("...");
+    }
+    return sb.append('"').toString();
+  }
+
+  private ExpositionFormatException error(String reason) {
+    return new ExpositionFormatException(line, reason);
+  }
+
+  private static boolean endsWithEof(byte[] b, int start, int stop) {
+    int e = stop;
+    while (e > start && (b[e - 1] == '\n' || b[e - 1] == '\r' || b[e - 1] == ' ' || b[e - 1] == '\t')) {
+      e--;
+    }
+    int n = "# EOF".length();
+    if (e - start < n) {
+      return false;
+    }
+    int s = e - n;
+    if (s > start && b[s - 1] != '\n') {
+      return false;
+    }
+    return b[s] == '#' && b[s + 1] == ' ' && b[s + 2] == 'E' && b[s + 3] == 'O' && b[s + 4] == 'F';
+  }
+
+  /**
+   * A cached line: the bytes of a series key (metric name and label set) or of a whole comment
+   * line, with what they parse to. {@code next} remembers which entry followed this one in the
+   * last parse, which is usually what follows it in the next one.
+   */
+  private static final class Entry {
+    final byte[] key;
+    final int hash;
+    final byte kind;
+    final String name;
+    final Labels labels;
+    final String text;
+    final MetricType type;
+    boolean hasLabels;
+    Entry next;
+    Entry chain;
+
+    Entry(byte[] key, int hash, byte kind, String name, Labels labels, String text, MetricType type) {
+      this.key = key;
+      this.hash = hash;
+      this.kind = kind;
+      this.name = name;
+      this.labels = labels;
+      this.text = text;
+      this.type = type;
+    }
+  }
+
+  /** A family being assembled; reused from parse to parse. */
+  private static final class FamilyBuilder {
+    String name;
+    MetricType type;
+    boolean typeDeclared;
+    String help;
+    String unit;
+    final ArrayList<Sample> samples = new ArrayList<>();
+  }
+}

@@ -1,0 +1,273 @@
+package dev.gputop.inference.scrape;
+
+import dev.gputop.config.Clock;
+import dev.gputop.config.ScrapeConfig;
+import dev.gputop.config.TlsConfig;
+import dev.gputop.inference.scrape.ScrapeResult.Outcome;
+import io.opentelemetry.api.OpenTelemetry;
+import io.opentelemetry.api.trace.Span;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * Scrapes inference servers' metrics endpoints over HTTP(S) with {@code java.net.http}, bounded in
+ * time, size and concurrency, so that one slow or hostile server never delays the others or the
+ * export.
+ *
+ * <p>Every request asks for the Prometheus text format ({@code Accept: text/plain;version=0.0.4})
+ * and accepts gzip; whatever content type comes back (OpenMetrics included) is passed on. Limits,
+ * from {@link ScrapeConfig}:
+ *
+ * <ul>
+ *   <li>time: one deadline per {@link #scrapeAll} cycle, {@code timeout} after it starts, for
+ *       connecting, redirects, headers and body alike: a server that trickles one byte a second
+ *       is cut off at the deadline, not merely when it pauses;
+ *   <li>size: {@code maxBodyBytes} on the bytes received (a larger Content-Length is rejected
+ *       before reading) and again on the bytes after gzip decompression (a gzip bomb is stopped);
+ *   <li>concurrency: at most {@code concurrency} scrapes in flight, across all callers;
+ *   <li>redirects: at most {@value ScrapeCall#MAX_REDIRECTS}, to the same host only, never from
+ *       https down to http.
+ * </ul>
+ *
+ * <p>Each target's headers are sent, and its {@code bearerTokenFile} is read at every scrape as
+ * {@code Authorization: Bearer}. Targets with a custom CA, a client certificate or
+ * {@code insecureSkipVerify} get an HTTP client of their own, built on first use and cached.
+ * Failures become results with an {@link Outcome} and a message that names the host, limit or
+ * file (never a header value or token), logged as throttled warnings per server.
+ *
+ * <p>Telemetry, through the OpenTelemetry API passed in: {@code gputop.scrape.duration},
+ * {@code gputop.scrape.size} and {@code gputop.scrape.count}, and a {@code scrape cycle} span per
+ * {@link #scrapeAll} with a child span per target.
+ *
+ * <p>Thread-safe: {@link #scrapeAll} may be called from several threads; they share the
+ * concurrency bound. Usage:
+ *
+ * <pre>{@code
+ * try (HttpScraper scraper = new HttpScraper(ScrapeConfig.defaults(), Clock.system(), openTelemetry)) {
+ *   List<ScrapeResult> results =
+ *       scraper.scrapeAll(List.of(ScrapeTarget.of("vllm", URI.create("http://127.0.0.1:8000/metrics"))));
+ * }
+ * }</pre>
+ */
+public final class HttpScraper implements Scraper {
+
+  private static final Logger logger = Logger.getLogger(HttpScraper.class.getName());
+
+  /**
+   * How long past the deadline {@link #scrapeAll} waits for calls to report before it reports
+   * them itself: the deadline timer normally completes them at the deadline.
+   */
+  static final Duration SLACK = Duration.ofMillis(250);
+
+  /** A scrape is not started with less time than this left before the deadline. */
+  private static final long MIN_START_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+
+  private final ScrapeConfig config;
+  private final Clock clock;
+  private final ScrapeTelemetry telemetry;
+  private final ThreadPoolExecutor httpExecutor;
+  private final ScheduledThreadPoolExecutor timer;
+  private final HttpClients clients;
+  private final Semaphore slots;
+  private final Set<ScrapeCall> running = ConcurrentHashMap.newKeySet();
+  private final Set<String> insecureWarned = ConcurrentHashMap.newKeySet();
+  private final FailureLog failureLog = new FailureLog(logger);
+  private final AtomicBoolean closed = new AtomicBoolean();
+
+  /**
+   * @param config timeouts and limits ({@code inference.scrape.*})
+   * @param clock stamps each result's start time and measures its duration
+   * @param openTelemetry where the scraper's own metrics and spans go; {@link OpenTelemetry#noop()}
+   *     for none
+   */
+  public HttpScraper(ScrapeConfig config, Clock clock, OpenTelemetry openTelemetry) {
+    this.config = Objects.requireNonNull(config, "config");
+    this.clock = Objects.requireNonNull(clock, "clock");
+    this.telemetry = new ScrapeTelemetry(Objects.requireNonNull(openTelemetry, "openTelemetry"));
+    // The HTTP clients' own work (TLS, body delivery, our callbacks): idle threads end soon,
+    // so a closed scraper leaves none behind for long.
+    this.httpExecutor = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 10, TimeUnit.SECONDS,
+        new SynchronousQueue<>(), daemonThreads("gputop-scrape-http-"));
+    this.timer = new ScheduledThreadPoolExecutor(1, daemonThreads("gputop-scrape-deadline-"));
+    this.timer.setRemoveOnCancelPolicy(true);
+    this.clients = new HttpClients(config.timeout(), httpExecutor);
+    this.slots = new Semaphore(config.concurrency());
+    // The default client is what nearly every target uses. Building it initializes JSSE and the
+    // HTTP client, which on a cold JVM takes a good part of a second: do it now rather than
+    // inside the first scrape's deadline.
+    try {
+      clients.get(TlsConfig.defaults());
+    } catch (ScrapeFailure | RuntimeException e) {
+      logger.log(Level.FINE, "Could not prepare the default HTTP client; will retry per scrape", e);
+    }
+  }
+
+  /**
+   * Scrapes every target, at most {@code concurrency} at once, and returns one result per target
+   * in the same order, within {@code timeout} (plus a fraction of a second) of the call. A target
+   * still waiting for a free slot at the deadline fails with {@link Outcome#TIMEOUT}. Never
+   * throws; if the calling thread is interrupted, the scrapes still running are ended and the
+   * interrupt flag is kept.
+   */
+  @Override
+  public List<ScrapeResult> scrapeAll(List<ScrapeTarget> targets) {
+    if (targets.isEmpty()) {
+      return List.of();
+    }
+    try {
+      return scrape(List.copyOf(targets));
+    } catch (RuntimeException e) {
+      logger.log(Level.WARNING, "Scrape cycle failed unexpectedly", e);
+      List<ScrapeResult> results = new ArrayList<>(targets.size());
+      for (ScrapeTarget target : targets) {
+        results.add(failed(target, Outcome.IO_ERROR, "scrape failed unexpectedly: " + e));
+      }
+      return results;
+    }
+  }
+
+  private List<ScrapeResult> scrape(List<ScrapeTarget> targets) {
+    long deadline = System.nanoTime() + config.timeout().toNanos();
+    Span cycle = telemetry.startCycle(targets.size());
+    List<ScrapeCall> calls = new ArrayList<>(targets.size());
+    List<CompletableFuture<ScrapeCall.Completed>> reported = new ArrayList<>(targets.size());
+    boolean interrupted = false;
+    for (ScrapeTarget target : targets) {
+      ScrapeCall call = new ScrapeCall(target, config, clock, deadline);
+      // The target's span starts with its request, so a wait for a slot shows as a gap in the
+      // trace; a target that never started gets a span when it is reported.
+      AtomicReference<Span> span = new AtomicReference<>();
+      // Recorded before scrapeAll sees the result, so the metrics are current when it returns.
+      reported.add(call.completion().whenComplete((completed, error) -> {
+        Span started = span.get();
+        telemetry.record(started != null ? started : telemetry.startScrape(cycle, target),
+            completed);
+        failureLog.record(completed.result(), clock.nanoTime());
+      }));
+      calls.add(call);
+      if (closed.get()) {
+        call.abort("scraper is closed");
+        continue;
+      }
+      if (interrupted) {
+        call.abort("interrupted");
+        continue;
+      }
+      long wait = deadline - System.nanoTime();
+      boolean acquired;
+      try {
+        acquired = wait > 0 && slots.tryAcquire(wait, TimeUnit.NANOSECONDS);
+      } catch (InterruptedException e) {
+        interrupted = true;
+        call.abort("interrupted");
+        continue;
+      }
+      if (acquired && deadline - System.nanoTime() < MIN_START_NANOS) {
+        // A slot freed at the deadline: starting now could only time out, misleadingly.
+        slots.release();
+        acquired = false;
+      }
+      if (!acquired) {
+        call.abort(Outcome.TIMEOUT, "not started within " + Formats.duration(config.timeout())
+            + ": all " + config.concurrency()
+            + " scrape slots were busy (inference.scrape.concurrency)");
+        continue;
+      }
+      running.add(call);
+      call.completion().whenComplete((completed, error) -> {
+        running.remove(call);
+        slots.release();
+      });
+      warnIfInsecure(target);
+      span.set(telemetry.startScrape(cycle, target));
+      call.start(clients, timer);
+    }
+    List<ScrapeResult> results = new ArrayList<>(targets.size());
+    long waitUntil = deadline + SLACK.toNanos();
+    for (int i = 0; i < calls.size(); i++) {
+      ScrapeCall call = calls.get(i);
+      if (!interrupted) {
+        try {
+          reported.get(i).get(Math.max(0, waitUntil - System.nanoTime()), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+          interrupted = true;
+        } catch (TimeoutException | ExecutionException e) {
+          // Reported below: the call is ended now if it has not ended by itself.
+        }
+      }
+      // Late (never expected: the deadline timer ends every call) or interrupted: end it now.
+      if (interrupted) {
+        call.abort("interrupted");
+      } else {
+        call.abort(Outcome.TIMEOUT, "timed out after " + Formats.duration(config.timeout())
+            + " (no result by the deadline)");
+      }
+      ScrapeCall.Completed completed = call.completion().join();
+      results.add(completed.result());
+    }
+    telemetry.endCycle(cycle, results);
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
+    return results;
+  }
+
+  /** Ends the scrapes in flight and releases the threads. Idempotent. */
+  @Override
+  public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    for (ScrapeCall call : running) {
+      call.abort("scraper is closed");
+    }
+    timer.shutdownNow();
+    clients.clear();
+    // The HTTP executor is not shut down: a client still finishing a cancelled exchange would
+    // have its last tasks rejected. Its idle threads end after 10s.
+  }
+
+  /** How many HTTP clients are cached (one per distinct TLS setting), for tests. */
+  int clientCount() {
+    return clients.size();
+  }
+
+  private void warnIfInsecure(ScrapeTarget target) {
+    if (target.tls().insecureSkipVerify() && insecureWarned.size() < 4096
+        && insecureWarned.add(target.name())) {
+      logger.warning("Endpoint '" + target.name() + "' has tls.insecureSkipVerify: its server's "
+          + "certificate and host name are not verified");
+    }
+  }
+
+  private ScrapeResult failed(ScrapeTarget target, Outcome outcome, String message) {
+    return new ScrapeResult(target, outcome, null, 0, null, clock.epochNanos(), 0, message);
+  }
+
+  private static ThreadFactory daemonThreads(String prefix) {
+    AtomicInteger n = new AtomicInteger();
+    return runnable -> {
+      Thread thread = new Thread(runnable, prefix + n.incrementAndGet());
+      thread.setDaemon(true);
+      return thread;
+    };
+  }
+}

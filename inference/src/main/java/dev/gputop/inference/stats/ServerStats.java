@@ -1,0 +1,37 @@
+package dev.gputop.inference.stats;
+
+/**
+ * The windowed statistics of one server (or of one model on it). Every field is null when the
+ * engine does not export it or the window can't compute it yet (N/A, never 0). Immutable.
+ *
+ * @param running requests in the batch (newest scrape)
+ * @param waiting requests queued for admission (newest scrape)
+ * @param kvCacheUsage fraction of KV cache in use, 0–1 (newest scrape, the fullest rank)
+ * @param prefixHitRatio Δhits / Δqueries over the window
+ * @param requestsPerSecond completed requests per second
+ * @param promptTokensPerSecond prompt tokens per second
+ * @param generationTokensPerSecond generated tokens per second
+ * @param preemptionsPerSecond preemptions per second
+ * @param ttft time to first token
+ * @param itl inter-token latency
+ * @param e2e end-to-end latency
+ * @param queue queue time
+ */
+public record ServerStats(
+    Integer running,
+    Integer waiting,
+    Double kvCacheUsage,
+    Double prefixHitRatio,
+    Double requestsPerSecond,
+    Double promptTokensPerSecond,
+    Double generationTokensPerSecond,
+    Double preemptionsPerSecond,
+    LatencyStats ttft,
+    LatencyStats itl,
+    LatencyStats e2e,
+    LatencyStats queue) {
+
+  /** Nothing known. */
+  public static final ServerStats EMPTY =
+      new ServerStats(null, null, null, null, null, null, null, null, null, null, null, null);
+}

@@ -1,0 +1,318 @@
+package dev.gputop.inference.stats;
+
+import dev.gputop.inference.engine.Concept;
+import dev.gputop.inference.engine.ConceptValues;
+import dev.gputop.inference.engine.HistogramSeries;
+import dev.gputop.inference.engine.Series;
+import dev.gputop.inference.engine.SeriesKey;
+import dev.gputop.inference.engine.ServerScrape;
+import dev.gputop.inference.window.ServerWindow;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Computes a server's {@link ServerStats} from its window, as docs/inference.md describes:
+ *
+ * <ul>
+ *   <li>gauges (running, waiting, KV cache) from the newest scrape: running and waiting summed
+ *       over series (data-parallel ranks, models), KV cache the maximum (the fullest rank);
+ *   <li>rates: PromQL {@code rate()} of each counter series over the range {@code (start,
+ *       newest]}, summed over series ({@link Rate});
+ *   <li>percentiles: {@code histogram_quantile(q, sum by (le) (rate(x_bucket[…])))} ({@link
+ *       HistogramQuantile});
+ *   <li>means, counts and the prefix hit ratio from raw increases (newest − oldest with
+ *       counter-reset correction), so a count is a count of requests;
+ *   <li>rates and latencies need two scrapes; latencies with no request in the window have a
+ *       count of 0 and null values.
+ * </ul>
+ *
+ * <p>Stateless and thread-safe.
+ */
+public final class WindowStatistics {
+
+  private static final double[] QUANTILES = {0.5, 0.9, 0.99};
+
+  private WindowStatistics() {}
+
+  /**
+   * The statistics of a server, or of one of its models.
+   *
+   * @param model the model to restrict to, or null for the whole server
+   */
+  public static ServerStats compute(ServerWindow window, String model) {
+    List<ServerWindow.Entry> entries = window.entries();
+    if (entries.isEmpty()) {
+      return ServerStats.EMPTY;
+    }
+    ServerScrape newest = entries.get(entries.size() - 1).scrape();
+    Integer running = gaugeSum(newest, Concept.RUNNING, model);
+    Integer waiting = gaugeSum(newest, Concept.WAITING, model);
+    Double kv = gaugeMax(newest, Concept.KV_CACHE, model);
+    Double hitGauge = hitRateGauge(newest, model);
+    if (entries.size() < 2) {
+      return new ServerStats(running, waiting, kv, hitGauge, null, null, null, null, null, null, null, null);
+    }
+    Range r = new Range(entries, window.rangeStartNanos());
+    Double prefix = prefixHitRatio(r, model);
+    if (prefix == null && newest.get(Concept.PREFIX_HITS) == null) {
+      prefix = hitGauge;
+    }
+    return new ServerStats(
+        running,
+        waiting,
+        kv,
+        prefix,
+        rate(r, Concept.REQUESTS, model),
+        rate(r, Concept.PROMPT_TOKENS, model),
+        rate(r, Concept.GENERATION_TOKENS, model),
+        rate(r, Concept.PREEMPTIONS, model),
+        latency(r, Concept.TTFT, model),
+        latency(r, Concept.ITL, model),
+        latency(r, Concept.E2E, model),
+        latency(r, Concept.QUEUE, model));
+  }
+
+  /** The entries with times in seconds relative to the range start. */
+  private static final class Range {
+    final List<ServerWindow.Entry> entries;
+    final double[] times;
+    final double start;
+    final double end;
+    final double[] scratch;
+    final double[] scratchTimes;
+
+    Range(List<ServerWindow.Entry> entries, long rangeStartNanos) {
+      this.entries = entries;
+      this.times = new double[entries.size()];
+      for (int i = 0; i < times.length; i++) {
+        times[i] = (entries.get(i).nanos() - rangeStartNanos) / 1e9;
+      }
+      this.start = 0;
+      this.end = times[times.length - 1];
+      this.scratch = new double[times.length];
+      this.scratchTimes = new double[times.length];
+    }
+  }
+
+  private static boolean matches(String model, String seriesModel) {
+    return model == null || model.equals(seriesModel);
+  }
+
+  private static Integer gaugeSum(ServerScrape s, Concept c, String model) {
+    ConceptValues cv = s.get(c);
+    if (cv == null) {
+      return null;
+    }
+    double sum = 0;
+    boolean any = false;
+    for (Series x : cv.series().values()) {
+      if (matches(model, x.model()) && Double.isFinite(x.value())) {
+        sum += x.value();
+        any = true;
+      }
+    }
+    return any ? (int) Math.round(sum) : null;
+  }
+
+  private static Double gaugeMax(ServerScrape s, Concept c, String model) {
+    ConceptValues cv = s.get(c);
+    if (cv == null) {
+      return null;
+    }
+    double max = Double.NEGATIVE_INFINITY;
+    for (Series x : cv.series().values()) {
+      if (matches(model, x.model()) && Double.isFinite(x.value())) {
+        max = Math.max(max, x.value());
+      }
+    }
+    return max == Double.NEGATIVE_INFINITY ? null : max;
+  }
+
+  /** vLLM V0's cumulative hit-rate gauge: the mean of the series that are not −1 (off). */
+  private static Double hitRateGauge(ServerScrape s, String model) {
+    ConceptValues cv = s.get(Concept.PREFIX_HIT_RATE_GAUGE);
+    if (cv == null) {
+      return null;
+    }
+    double sum = 0;
+    int n = 0;
+    for (Series x : cv.series().values()) {
+      if (matches(model, x.model()) && x.value() >= 0 && x.value() <= 1) {
+        sum += x.value();
+        n++;
+      }
+    }
+    return n == 0 ? null : sum / n;
+  }
+
+  private static Set<SeriesKey> counterKeys(Range r, Concept c, String model) {
+    Set<SeriesKey> keys = new LinkedHashSet<>();
+    for (ServerWindow.Entry e : r.entries) {
+      ConceptValues cv = e.scrape().get(c);
+      if (cv == null) {
+        continue;
+      }
+      for (Series x : cv.series().values()) {
+        if (matches(model, x.model())) {
+          keys.add(x.key());
+        }
+      }
+    }
+    return keys;
+  }
+
+  /** Gathers one series' samples into the scratch arrays; returns how many. */
+  private static int gather(Range r, Concept c, SeriesKey key) {
+    int n = 0;
+    for (int i = 0; i < r.entries.size(); i++) {
+      ConceptValues cv = r.entries.get(i).scrape().get(c);
+      if (cv == null) {
+        continue;
+      }
+      Series x = cv.series().get(key);
+      if (x != null) {
+        r.scratchTimes[n] = r.times[i];
+        r.scratch[n++] = x.value();
+      }
+    }
+    return n;
+  }
+
+  /** Σ over series of PromQL rate(); null when no series has two samples. */
+  private static Double rate(Range r, Concept c, String model) {
+    double total = 0;
+    boolean any = false;
+    for (SeriesKey key : counterKeys(r, c, model)) {
+      int n = gather(r, c, key);
+      if (n >= 2) {
+        total += Rate.rate(r.scratchTimes, r.scratch, n, r.start, r.end);
+        any = true;
+      }
+    }
+    return any ? total : null;
+  }
+
+  /** Σ over series of the raw increase; null when no series has two samples. */
+  private static Double increase(Range r, Concept c, String model) {
+    double total = 0;
+    boolean any = false;
+    for (SeriesKey key : counterKeys(r, c, model)) {
+      int n = gather(r, c, key);
+      if (n >= 2) {
+        total += Rate.rawIncrease(r.scratch, n);
+        any = true;
+      }
+    }
+    return any ? total : null;
+  }
+
+  private static Double prefixHitRatio(Range r, String model) {
+    Double hits = increase(r, Concept.PREFIX_HITS, model);
+    Double queries = increase(r, Concept.PREFIX_QUERIES, model);
+    if (hits == null || queries == null || queries <= 0) {
+      return null;
+    }
+    // Hits and queries are counted at slightly different moments (SGLang counts prompt tokens
+    // when a request finishes), so a short window can see more hits than queries.
+    return Math.max(0, Math.min(1, hits / queries));
+  }
+
+  private static LatencyStats latency(Range r, Concept c, String model) {
+    Set<SeriesKey> keys = new LinkedHashSet<>();
+    HistogramSeries layoutOf = null;
+    for (ServerWindow.Entry e : r.entries) {
+      ConceptValues cv = e.scrape().get(c);
+      if (cv == null) {
+        continue;
+      }
+      for (HistogramSeries h : cv.histograms().values()) {
+        if (matches(model, h.model())) {
+          keys.add(h.key());
+        }
+      }
+    }
+    if (keys.isEmpty()) {
+      return null;
+    }
+    int m = r.entries.size();
+    double[] boundsAll = new double[0];
+    double[] ratesAll = new double[0];
+    double countInc = 0;
+    double sumInc = 0;
+    boolean any = false;
+    HistogramSeries[] found = new HistogramSeries[m];
+    double[] t = new double[m];
+    double[] v = new double[m];
+    for (SeriesKey key : keys) {
+      int n = 0;
+      for (int i = m - 1; i >= 0; i--) {
+        ConceptValues cv = r.entries.get(i).scrape().get(c);
+        HistogramSeries h = cv == null ? null : cv.histograms().get(key);
+        if (h == null) {
+          continue;
+        }
+        if (n > 0 && !h.sameLayout(found[0])) {
+          break; // an older layout (the window restarts on layout changes, so this is rare)
+        }
+        found[n] = h;
+        t[n++] = r.times[i];
+      }
+      if (n < 2) {
+        continue;
+      }
+      reverse(found, n);
+      reverse(t, n);
+      any = true;
+      layoutOf = found[n - 1];
+      double[] bounds = layoutOf.bounds();
+      int base = boundsAll.length;
+      boundsAll = java.util.Arrays.copyOf(boundsAll, base + bounds.length);
+      ratesAll = java.util.Arrays.copyOf(ratesAll, base + bounds.length);
+      for (int b = 0; b < bounds.length; b++) {
+        for (int i = 0; i < n; i++) {
+          v[i] = found[i].cumulative()[b];
+        }
+        boundsAll[base + b] = bounds[b];
+        ratesAll[base + b] = Rate.rate(t, v, n, r.start, r.end);
+      }
+      for (int i = 0; i < n; i++) {
+        v[i] = found[i].observations();
+      }
+      countInc += Rate.rawIncrease(v, n);
+      for (int i = 0; i < n; i++) {
+        v[i] = found[i].sum();
+      }
+      sumInc += Rate.rawIncrease(v, n);
+    }
+    if (!any || Double.isNaN(countInc)) {
+      return null;
+    }
+    if (countInc <= 0) {
+      return new LatencyStats(null, null, null, null, 0L);
+    }
+    Double[] q = new Double[QUANTILES.length];
+    for (int i = 0; i < QUANTILES.length; i++) {
+      double x = HistogramQuantile.quantile(QUANTILES[i], boundsAll, ratesAll);
+      q[i] = Double.isFinite(x) ? x : null;
+    }
+    Double mean = Double.isFinite(sumInc) ? sumInc / countInc : null;
+    return new LatencyStats(mean, q[0], q[1], q[2], Math.round(countInc));
+  }
+
+  private static void reverse(double[] a, int n) {
+    for (int i = 0, j = n - 1; i < j; i++, j--) {
+      double x = a[i];
+      a[i] = a[j];
+      a[j] = x;
+    }
+  }
+
+  private static <T> void reverse(T[] a, int n) {
+    for (int i = 0, j = n - 1; i < j; i++, j--) {
+      T x = a[i];
+      a[i] = a[j];
+      a[j] = x;
+    }
+  }
+}

@@ -1,0 +1,159 @@
+package dev.gputop.inference.window;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import dev.gputop.inference.engine.EngineMapper;
+import dev.gputop.inference.engine.ServerScrape;
+import dev.gputop.inference.stats.ServerStats;
+import dev.gputop.inference.stats.WindowStatistics;
+import dev.gputop.inference.testing.TextExpositions;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/** The window's ring, its range, and when it starts over; time comes from the test. */
+class ServerWindowTest {
+
+  private static final long S = 1_000_000_000L;
+  private final EngineMapper mapper = new EngineMapper();
+
+  private ServerScrape vllm(double requests, double running) {
+    return mapper.map(TextExpositions.parse(
+        "# TYPE vllm:request_success_total counter\n"
+            + "vllm:request_success_total{finished_reason=\"stop\",model_name=\"m\"} " + requests + "\n"
+            + "# TYPE vllm:num_requests_running gauge\n"
+            + "vllm:num_requests_running{model_name=\"m\"} " + running + "\n"));
+  }
+
+  private ServerScrape ttft(String buckets) {
+    StringBuilder sb = new StringBuilder("# TYPE vllm:time_to_first_token_seconds histogram\n");
+    double total = 0;
+    for (String b : buckets.split(" ")) {
+      String[] kv = b.split("=");
+      total = Double.parseDouble(kv[1]);
+      sb.append("vllm:time_to_first_token_seconds_bucket{le=\"").append(kv[0]).append("\",model_name=\"m\"} ")
+          .append(kv[1]).append('\n');
+    }
+    sb.append("vllm:time_to_first_token_seconds_count{model_name=\"m\"} ").append(total).append('\n');
+    sb.append("vllm:time_to_first_token_seconds_sum{model_name=\"m\"} ").append(total * 0.1).append('\n');
+    return mapper.map(TextExpositions.parse(sb.toString()));
+  }
+
+  @Test
+  void compute_oneScrapeHasGaugesButNoRates() {
+    ServerWindow w = new ServerWindow(Duration.ofMinutes(1), 64);
+    w.add(0, 0, vllm(10, 3));
+    ServerStats s = WindowStatistics.compute(w, null);
+    assertThat(s.running()).isEqualTo(3);
+    assertThat(s.requestsPerSecond()).isNull();
+  }
+
+  @Test
+  void add_dropsScrapesOlderThanTheWindow() {
+    ServerWindow w = new ServerWindow(Duration.ofSeconds(60), 64);
+    for (int i = 0; i <= 30; i++) {
+      w.add(i * 3 * S, 0, vllm(1000 + 6 * i, 1));
+    }
+    // Newest at 90 s: the range (30, 90] holds the scrapes at 33..90 s: 20 of them.
+    assertThat(w.size()).isEqualTo(20);
+    assertThat(w.entries().get(0).nanos()).isEqualTo(33 * S);
+    assertThat(w.rangeStartNanos()).isEqualTo(30 * S);
+    // PromQL rate over 60 s: Δ114 over 57 s, extrapolated by 3 s (< 1.1 × 3) → 120 / 60 = 2.
+    assertThat(WindowStatistics.compute(w, null).requestsPerSecond()).isCloseTo(2.0, within(1e-12));
+  }
+
+  @Test
+  void add_capsTheNumberOfScrapes() {
+    ServerWindow w = new ServerWindow(Duration.ofHours(1), 5);
+    for (int i = 0; i < 50; i++) {
+      w.add(i * S, 0, vllm(i, 1));
+    }
+    assertThat(w.size()).isEqualTo(5);
+  }
+
+  @Test
+  void compute_youngWindowRateCoversOnlyTheTimeSinceTheFirstScrape() {
+    ServerWindow w = new ServerWindow(Duration.ofSeconds(60), 64);
+    w.add(100 * S, 0, vllm(1000, 1));
+    w.add(103 * S, 0, vllm(1006, 1));
+    // Range [100, 103]: 6 / 3 s, not PromQL's diluted 6 × 4.5/3/60 over a 60 s range.
+    assertThat(WindowStatistics.compute(w, null).requestsPerSecond()).isCloseTo(2.0, within(1e-12));
+  }
+
+  @Test
+  void add_counterGoingBackwardsStartsTheWindowOver() {
+    ServerWindow w = new ServerWindow(Duration.ofSeconds(60), 64);
+    w.add(0, 0, vllm(1000, 1));
+    w.add(3 * S, 0, vllm(1006, 1));
+    String reason = w.add(6 * S, 6_000, vllm(4, 1));
+    assertThat(reason).contains("vllm:request_success").contains("went backwards");
+    assertThat(w.size()).isEqualTo(1);
+    assertThat(w.restarts()).isEqualTo(1);
+    assertThat(w.eraStartEpochNanos()).isEqualTo(6_000);
+    // Back to one scrape: no rate (never a negative one).
+    assertThat(WindowStatistics.compute(w, null).requestsPerSecond()).isNull();
+    w.add(9 * S, 0, vllm(10, 1));
+    assertThat(WindowStatistics.compute(w, null).requestsPerSecond()).isCloseTo(2.0, within(1e-12));
+  }
+
+  @Test
+  void add_bucketLayoutChangeStartsTheWindowOver() {
+    ServerWindow w = new ServerWindow(Duration.ofSeconds(60), 64);
+    w.add(0, 0, ttft("0.1=1 1=2 +Inf=2"));
+    w.add(3 * S, 0, ttft("0.1=3 1=4 +Inf=4"));
+    assertThat(w.size()).isEqualTo(2);
+    // vLLM 0.8.4 added buckets: same server, new layout.
+    String reason = w.add(6 * S, 0, ttft("0.1=3 1=4 20=4 +Inf=4"));
+    assertThat(reason).contains("bucket layout");
+    assertThat(w.size()).isEqualTo(1);
+  }
+
+  @Test
+  void add_bucketGoingBackwardsStartsTheWindowOver() {
+    ServerWindow w = new ServerWindow(Duration.ofSeconds(60), 64);
+    w.add(0, 0, ttft("0.1=5 1=6 +Inf=6"));
+    assertThat(w.add(3 * S, 0, ttft("0.1=1 1=7 +Inf=7"))).contains("went backwards");
+  }
+
+  @Test
+  void add_engineChangeStartsTheWindowOver() {
+    ServerWindow w = new ServerWindow(Duration.ofSeconds(60), 64);
+    w.add(0, 0, vllm(1, 1));
+    String reason = w.add(3 * S, 0, mapper.map(TextExpositions.parse("llamacpp:requests_processing 1\n")));
+    assertThat(reason).contains("engine changed from vllm to llamacpp");
+  }
+
+  @Test
+  void compute_noRequestInTheWindowGivesCountZeroAndNullLatencies() {
+    ServerWindow w = new ServerWindow(Duration.ofSeconds(60), 64);
+    w.add(0, 0, ttft("0.1=3 1=4 +Inf=4"));
+    w.add(3 * S, 0, ttft("0.1=3 1=4 +Inf=4"));
+    var l = WindowStatistics.compute(w, null).ttft();
+    assertThat(l.count()).isZero();
+    assertThat(l.mean()).isNull();
+    assertThat(l.p50()).isNull();
+    assertThat(l.p99()).isNull();
+  }
+
+  @Test
+  void compute_familyDeclaredWithoutSamplesIsNotApplicable() {
+    ServerScrape empty = mapper.map(TextExpositions.parse(
+        "# HELP vllm:num_requests_running Number of requests currently running on GPU.\n"
+            + "# TYPE vllm:num_requests_running gauge\n"
+            + "# TYPE vllm:time_to_first_token_seconds histogram\n"));
+    ServerWindow w = new ServerWindow(Duration.ofSeconds(60), 64);
+    w.add(0, 0, empty);
+    w.add(3 * S, 0, empty);
+    ServerStats s = WindowStatistics.compute(w, null);
+    assertThat(s.running()).isNull();
+    assertThat(s.ttft()).isNull();
+  }
+
+  @Test
+  void add_scrapeNotNewerThanTheNewestIsIgnored() {
+    ServerWindow w = new ServerWindow(Duration.ofSeconds(60), 64);
+    w.add(5 * S, 0, vllm(1, 1));
+    w.add(5 * S, 0, vllm(2, 1));
+    assertThat(w.size()).isEqualTo(1);
+  }
+}
