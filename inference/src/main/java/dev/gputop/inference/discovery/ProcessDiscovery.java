@@ -71,6 +71,7 @@ public final class ProcessDiscovery implements ServerDiscovery {
   private final CommandRecognizer recognizer = CommandRecognizer.defaults();
   private final Map<Long, Entry> cache = new HashMap<>();
   private String lastProcProblem;
+  private String lastPassFailure;
 
   /**
    * Discovery as configured.
@@ -143,8 +144,12 @@ public final class ProcessDiscovery implements ServerDiscovery {
     try {
       return pass();
     } catch (RuntimeException e) {
-      // Bad /proc content must never take the receiver down.
-      logger.log(java.util.logging.Level.WARNING, "discovery pass failed", e);
+      // Bad /proc content must never take the receiver down. Logged once per distinct failure.
+      String msg = "discovery pass failed: " + e;
+      if (!msg.equals(lastPassFailure)) {
+        logger.log(java.util.logging.Level.WARNING, msg, e);
+        lastPassFailure = msg;
+      }
       return new DiscoveryResult(List.of(), List.of(), List.of("discovery pass failed: " + e));
     }
   }
@@ -195,11 +200,15 @@ public final class ProcessDiscovery implements ServerDiscovery {
 
     Pass pass = new Pass();
     Map<Long, Group> groups = new LinkedHashMap<>();
+    int invisibleGpuProcesses = 0;
     for (long pid : candidates) {
       View v = pass.view(pid);
       Set<Integer> gpus = gpusByPid.getOrDefault(pid, Set.of());
       if (v == null) {
-        continue; // exited since it was listed
+        if (!gpus.isEmpty()) {
+          invisibleGpuProcesses++;
+        }
+        continue; // exited since it was listed, or in a PID namespace we can't see
       }
       if (v.stat.zombie()) {
         continue;
@@ -226,6 +235,12 @@ public final class ProcessDiscovery implements ServerDiscovery {
       }
     }
     cache.keySet().retainAll(pass.views.keySet());
+    if (invisibleGpuProcesses > 0 && invisibleGpuProcesses == gpusByPid.size()) {
+      // NVML reports host PIDs; none resolving means we look at another PID namespace's /proc.
+      notes.add("none of the " + invisibleGpuProcesses + " GPU processes NVML reports is visible under "
+          + proc.root() + ": run the agent in the host PID namespace (hostPID: true) or mount the host's /proc"
+          + " and set inference.discovery.procRoot");
+    }
 
     if (pods != null) {
       pods.refreshIfDue();

@@ -164,6 +164,19 @@ class ProcessDiscoveryTest {
   }
 
   @Test
+  void discover_noGpuProcessVisible_pointsAtTheHostPidNamespace() {
+    proc.process(100, 1, 10, "bash", "bash");
+    DiscoveryResult r = discovery(Scope.GPU, new FakeGpus().on(4000001, 0).on(4000002, 1), null).discover();
+    assertThat(r.servers()).isEmpty();
+    assertThat(r.notes()).containsExactly("none of the 2 GPU processes NVML reports is visible under " + tmp
+        + ": run the agent in the host PID namespace (hostPID: true) or mount the host's /proc"
+        + " and set inference.discovery.procRoot");
+    // One that exited between NVML's sample and the scan is no reason for a note.
+    proc.process(4000001, 1, 10, "python3", "python3", "train.py");
+    assertThat(discovery(Scope.GPU, new FakeGpus().on(4000001, 0).on(4000002, 1), null).discover().notes()).isEmpty();
+  }
+
+  @Test
   void discover_orphanedEngineCore_isSkippedWithReason() {
     proc.process(800, 1, 10, "bash", "/bin/bash", "run.sh")
         .process(801, 800, 11, 'S', "VLLM::EngineCor", "VLLM::EngineCore")
