@@ -315,8 +315,16 @@ public final class ProcessDiscovery implements ServerDiscovery {
             reason = where + " has no known pod IP: "
                 + (pods.problem() != null ? pods.problem() : "no pod from " + pods.source() + " runs it");
           } else if (pod.hostNetwork()) {
-            how.append("; in pod ").append(pod.qualifiedName()).append(" (host network)");
+            // The pod IP of a host-network pod is the node's IP: reachable from the agent's own
+            // network namespace, unless the server binds loopback only.
             name = pod.qualifiedName() + ":" + ep.port();
+            if (pod.podIp() != null && !CommandRecognizer.isLoopback(ep.bindHost())) {
+              host = pod.podIp();
+              how.append("; in pod ").append(pod.qualifiedName()).append(" (host network), node IP ").append(host);
+            } else {
+              how.append("; in pod ").append(pod.qualifiedName())
+                  .append(" (host network, loopback: reachable when the agent uses the host network too)");
+            }
           } else if (pod.podIp() == null) {
             reason = where + " is in pod " + pod.qualifiedName() + ", which has no IP yet";
           } else if (CommandRecognizer.isLoopback(ep.bindHost())) {

@@ -345,6 +345,14 @@ class ProcessDiscoveryTest {
     assertThat(host.servers()).singleElement().satisfies(s -> {
       assertThat(s.name()).isEqualTo("llm/small:8000");
       assertThat(s.url()).hasToString("http://127.0.0.1:8000/metrics");
+      assertThat(s.how()).contains("host network, loopback");
+    });
+    // Bound to every interface, a host-network server is reached at the node IP (its pod IP).
+    containerizedVllm(1501, "0.0.0.0", "0::/kubepods/besteffort/pod" + UID + "/crio-" + ID + ".scope\n");
+    DiscoveryResult wildcard = discovery(Scope.GPU, new FakeGpus().on(1501, 0), pods).discover();
+    assertThat(wildcard.servers()).singleElement().satisfies(s -> {
+      assertThat(s.url()).hasToString("http://192.168.0.4:8000/metrics");
+      assertThat(s.how()).contains("(host network), node IP 192.168.0.4");
     });
   }
 
