@@ -170,12 +170,16 @@ class ProcessDiscoveryProcessTest {
 
     FakeEngines.kill(first);
     int p2 = FakeEngines.freePort();
+    while (p2 == p1) {
+      p2 = FakeEngines.freePort();
+    }
     Process second = engines.run("llama-server", "--port", Integer.toString(p2));
     FakeEngines.awaitPort(p2);
+    int secondPort = p2;
 
     DiscoveryResult r = d.discover();
     assertThat(r.servers()).noneMatch(s -> s.pids().contains(first.pid()));
     assertThat(r.servers()).noneMatch(s -> s.name().equals("llamacpp-" + p1));
-    assertThat(serverOf(r, second).name()).isEqualTo("llamacpp-" + p2);
+    assertThat(serverOf(r, second).name()).isEqualTo("llamacpp-" + secondPort);
   }
 }
