@@ -9,7 +9,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -45,7 +44,8 @@ class KubernetesManifestsTest {
     JsonNode rule = rules.get(0);
     assertThat(strings(rule.path("apiGroups"))).containsExactly("");
     assertThat(strings(rule.path("resources"))).containsExactly("pods");
-    assertThat(strings(rule.path("verbs"))).isSubsetOf(Set.of("get", "list", "watch")).contains("list");
+    // The agent lists its node's pods from the API server; nothing else.
+    assertThat(strings(rule.path("verbs"))).containsExactly("list");
   }
 
   @Test
@@ -104,7 +104,9 @@ class KubernetesManifestsTest {
 
     JsonNode c = podSpec().path("containers").get(0);
     assertThat(c.path("ports").get(0).path("containerPort").asInt()).isEqualTo(port);
-    assertThat(c.path("livenessProbe").path("httpGet").path("path").asText()).isEqualTo("/healthz");
+    // Liveness must not follow /healthz, which reports the inference endpoints' health.
+    assertThat(c.path("livenessProbe").path("tcpSocket").path("port").asText()).isEqualTo(c.path("ports").get(0).path("name").asText());
+    assertThat(c.has("readinessProbe")).isFalse();
     assertThat(byKind.get("DaemonSet").path("spec").path("template").path("metadata").path("annotations")
         .path("prometheus.io/port").asText()).isEqualTo(String.valueOf(port));
 

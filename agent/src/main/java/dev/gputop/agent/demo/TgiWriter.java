@@ -36,16 +36,21 @@ final class TgiWriter implements ExpositionWriter {
     bounds.put(Kind.MAX_TOKENS, linear(maxTotalTokens));
   }
 
-  /** 0.0001 · 1.5^k for k = 1..35, as the router configures every "duration" histogram. */
+  /**
+   * 0.0001 · 1.5^k for k = 1..35, multiplied step by step as the router computes them (so the
+   * bounds carry the same rounding, e.g. {@code 0.0011390624999999999}).
+   */
   static double[] durationBuckets() {
     double[] b = new double[35];
-    for (int k = 1; k <= 35; k++) {
-      b[k - 1] = 0.0001 * Math.pow(1.5, k);
+    double x = 0.0001;
+    for (int k = 0; k < 35; k++) {
+      x *= 1.5;
+      b[k] = x;
     }
     return b;
   }
 
-  /** (max / 100) · (i + 1) for i = 0..99. */
+  /** (max / 100) · (i + 1) for i = 0..99 (so the last bound can be {@code 4095.0000000000005}). */
   static double[] linear(int max) {
     double[] b = new double[100];
     double step = max / 100.0;

@@ -1,0 +1,481 @@
+package dev.gputop.examples;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import javax.tools.JavaCompiler;
+import javax.tools.ToolProvider;
+import org.assertj.core.api.SoftAssertions;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The dashboard and the alert rules against a real Prometheus scraping a real agent.
+ *
+ * <p>What runs, all on loopback and all stopped at the end:
+ *
+ * <ul>
+ *   <li>the agent's demo replicas (vLLM, SGLang, TGI, llama.cpp) in a process whose command line
+ *       is {@code vllm serve --port P}, so the agent's discovery recognizes it as a vLLM server on
+ *       port P, where the vLLM replica listens;
+ *   <li>the nvml module's fake libnvidia-ml, compiled with gcc together with
+ *       src/test/c/fake_nvml_scenario.c: three GPUs, that process on GPUs 0 and 1 (and one process
+ *       that is no server), GPU 2 fallen off the bus;
+ *   <li>a vLLM endpoint served by this test whose KV cache is 97% full with requests waiting;
+ *   <li>the shaded agent jar, {@code run} with discovery on, the other three replicas, the full
+ *       vLLM and one endpoint where nothing listens as configured endpoints;
+ *   <li>Debian's {@code prometheus}, scraping the agent every two seconds and a second target in the
+ *       agent's job where nothing listens, with the alert rules loaded.
+ * </ul>
+ *
+ * <p>So every alert has a real cause: a full KV cache with a queue, an endpoint that can't be
+ * scraped, a lost GPU, an agent that doesn't answer. Then every dashboard expression (variables
+ * set from the data as Grafana would) and every alert expression must return data, the rules must
+ * evaluate without errors, and each alert must be pending or firing for the right series.
+ */
+class PrometheusEndToEndIT {
+
+  private static final Duration READY_WITHIN = Duration.ofSeconds(100);
+  private static final Pattern REGEX_META = Pattern.compile("[.*+?^${}()|\\[\\]\\\\]");
+
+  /** A vLLM /metrics (V1 names) with 97% of the KV cache used and 17 requests queued. */
+  private static final String FULL_KV_CACHE_VLLM = String.join("\n",
+      "# HELP vllm:num_requests_running Number of requests in model execution batches.",
+      "# TYPE vllm:num_requests_running gauge",
+      "vllm:num_requests_running{engine=\"0\",model_name=\"meta-llama/Llama-3.1-70B-Instruct\"} 48.0",
+      "# HELP vllm:num_requests_waiting Number of requests waiting to be processed.",
+      "# TYPE vllm:num_requests_waiting gauge",
+      "vllm:num_requests_waiting{engine=\"0\",model_name=\"meta-llama/Llama-3.1-70B-Instruct\"} 17.0",
+      "# HELP vllm:kv_cache_usage_perc KV-cache usage. 1 means 100 percent usage.",
+      "# TYPE vllm:kv_cache_usage_perc gauge",
+      "vllm:kv_cache_usage_perc{engine=\"0\",model_name=\"meta-llama/Llama-3.1-70B-Instruct\"} 0.97",
+      "");
+
+  private static Path work;
+  private static com.sun.net.httpserver.HttpServer fullKvCache;
+  private static final List<Background> processes = new ArrayList<>();
+  private static PrometheusApi prometheus;
+  private static String agentInstance;
+  private static Map<String, String> variables = Map.of();
+  private static Map<String, List<JsonNode>> lastResults = Map.of();
+
+  /** Why the stack can't start here (a missing prerequisite), or null; each test reports it as its skip reason. */
+  private static String missing;
+
+  @BeforeAll
+  static void startAgentAndPrometheus() throws Exception {
+    Path jar = Path.of(System.getProperty("gputop.agent.jar", "../agent/target/gputop-agent.jar"));
+    Path fakeNvmlSource = Path.of(System.getProperty("gputop.fake.nvml.source", "../nvml/src/test/c/fake_nvml.c"));
+    Path gcc = Examples.onPath("gcc").orElse(null);
+    Path prometheusBinary = Examples.onPath("prometheus").orElse(null);
+    if (!Files.isRegularFile(jar)) {
+      missing = "the shaded agent jar " + jar + " is not built (the agent module builds it before examples in the reactor)";
+    } else if (!Files.isRegularFile(fakeNvmlSource)) {
+      missing = "the fake NVML library source " + fakeNvmlSource + " is missing";
+    } else if (gcc == null) {
+      missing = "gcc is not installed (.ci/run installs it); it compiles the fake NVML library";
+    } else if (prometheusBinary == null) {
+      missing = "prometheus " + Promtool.INSTALL_HINT;
+    }
+    if (missing != null) {
+      System.err.println("PrometheusEndToEndIT skipped: " + missing);
+      return;
+    }
+
+    work = Files.createTempDirectory("gputop-e2e-");
+    Path fakeNvml = work.resolve("libnvidia-ml.so.1");
+    Examples.Run cc = Examples.run(work, 120, gcc.toString(), "-shared", "-fPIC", "-O2", "-o", fakeNvml.toString(),
+        fakeNvmlSource.toAbsolutePath().toString(), Examples.file("src/test/c/fake_nvml_scenario.c").toString());
+    assertThat(cc.exitCode()).as("gcc: " + cc.output()).isZero();
+
+    // The demo replicas, in a process that looks like `vllm serve --port P` to discovery.
+    int basePort = freePortBlock(4);
+    Path classes = Files.createDirectories(work.resolve("classes"));
+    compileServeClass(classes, jar);
+    String javaBin = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    ProcessBuilder fleet = new ProcessBuilder("bash", "-c", "exec -a vllm \"$0\" serve --port " + basePort, javaBin)
+        .directory(work.toFile());
+    fleet.environment().put("CLASSPATH", classes + java.io.File.pathSeparator + jar.toAbsolutePath());
+    Background replicas = start("replicas", fleet);
+    replicas.awaitOutput("llamacpp ", Duration.ofSeconds(30));
+
+    // A vLLM whose KV cache is full while requests wait.
+    fullKvCache = com.sun.net.httpserver.HttpServer.create(new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0), 4);
+    fullKvCache.createContext("/metrics", exchange -> {
+      byte[] body = FULL_KV_CACHE_VLLM.getBytes(StandardCharsets.UTF_8);
+      exchange.getResponseHeaders().set("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
+      exchange.sendResponseHeaders(200, body.length);
+      exchange.getResponseBody().write(body);
+      exchange.close();
+    });
+    fullKvCache.start();
+
+    // The agent.
+    int agentPort = freePortBlock(1);
+    int nobodyListens = freePortBlock(1);
+    int noAgentThere = freePortBlock(1);
+    Path agentYaml = work.resolve("agent.yaml");
+    Files.writeString(agentYaml, String.join("\n",
+        "listen: 127.0.0.1:" + agentPort,
+        "refresh:",
+        "  normal: 1s",
+        "inference:",
+        "  window: 15s",
+        "  discovery:",
+        "    enabled: true",
+        "    scope: gpu",
+        "  endpoints:",
+        "    - name: sglang-tp2",
+        "      url: http://127.0.0.1:" + (basePort + 1) + "/metrics",
+        "    - name: tgi",
+        "      url: http://127.0.0.1:" + (basePort + 2) + "/metrics",
+        "    - name: llamacpp",
+        "      url: http://127.0.0.1:" + (basePort + 3) + "/metrics",
+        "    - name: full-kv-cache",
+        "      url: http://127.0.0.1:" + fullKvCache.getAddress().getPort() + "/metrics",
+        "    - name: unreachable",
+        "      url: http://127.0.0.1:" + nobodyListens + "/metrics",
+        "nvml:",
+        "  enabled: true",
+        "  library: " + fakeNvml,
+        "kubernetes:",
+        "  enabled: false",
+        ""), StandardCharsets.UTF_8);
+    ProcessBuilder agent = new ProcessBuilder(javaBin, "-jar", jar.toAbsolutePath().toString(), "run", "--config", agentYaml.toString())
+        .directory(work.toFile());
+    long vllmPid = replicas.process.pid();
+    agent.environment().put("FAKE_NVML_DEVICE_COUNT", "3");
+    agent.environment().put("FAKE_NVML_LOST", "2");
+    agent.environment().put("FAKE_NVML_PROCESSES",
+        vllmPid + ":0:17179869184," + vllmPid + ":1:17179869184," + ProcessHandle.current().pid() + ":1:1073741824");
+    agent.environment().put("OTEL_METRICS_EXPORTER", "none");
+    start("agent", agent);
+    agentInstance = "127.0.0.1:" + agentPort;
+
+    // Prometheus.
+    int prometheusPort = freePortBlock(1);
+    Path config = work.resolve("prometheus.yml");
+    Files.writeString(config, String.join("\n",
+        "global:",
+        "  scrape_interval: 2s",
+        "  scrape_timeout: 2s",
+        "  evaluation_interval: 1s",
+        "rule_files:",
+        "  - " + Examples.file("prometheus/alerts.yml").toAbsolutePath(),
+        "scrape_configs:",
+        "  - job_name: " + Examples.AGENT_JOB,
+        "    static_configs:",
+        "      - targets: ['" + agentInstance + "', '127.0.0.1:" + noAgentThere + "']",
+        ""), StandardCharsets.UTF_8);
+    start("prometheus", new ProcessBuilder(prometheusBinary.toString(), "--config.file=" + config,
+        "--storage.tsdb.path=" + work.resolve("tsdb"), "--web.listen-address=127.0.0.1:" + prometheusPort,
+        "--log.level=warn").directory(work.toFile()));
+    prometheus = new PrometheusApi("http://127.0.0.1:" + prometheusPort);
+
+    awaitEveryQueryHasData();
+  }
+
+  @BeforeEach
+  void stackIsRunning() {
+    assumeTrue(missing == null, () -> missing);
+  }
+
+  @AfterAll
+  static void stopEverything() throws IOException {
+    for (int i = processes.size() - 1; i >= 0; i--) {
+      processes.get(i).stop();
+    }
+    if (fullKvCache != null) {
+      fullKvCache.stop(0);
+    }
+    if (work != null) {
+      try (var files = Files.walk(work)) {
+        for (Path p : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+          Files.deleteIfExists(p);
+        }
+      }
+    }
+  }
+
+  @Test
+  void dashboardVariables_resolveToValuesFromTheAgent() {
+    assertThat(variables.get("instance")).isEqualTo(REGEX_META.matcher(agentInstance).replaceAll("\\\\\\\\$0"));
+    assertThat(variables.get("server")).isNotBlank();
+  }
+
+  @Test
+  void everyDashboardQuery_returnsData() {
+    assertThat(variables).as("dashboard variables resolved from the data; logs:\n" + logs()).containsKeys("instance", "server");
+    SoftAssertions soft = new SoftAssertions();
+    for (Dashboard.Query q : Dashboard.load(DashboardTest.DASHBOARD).queries()) {
+      String expr = Dashboard.substitute(q.expr(), variables);
+      List<JsonNode> result = lastResults.containsKey(expr) ? lastResults.get(expr) : prometheus.query(expr);
+      soft.assertThat(result).as("panel '%s' query %s: %s", q.panelTitle(), q.refId(), expr).isNotEmpty();
+      soft.assertThat(result.stream().anyMatch(PrometheusEndToEndIT::finite))
+          .as("panel '%s' query %s has a number, not only NaN: %s", q.panelTitle(), q.refId(), expr).isTrue();
+    }
+    soft.assertAll();
+  }
+
+  @Test
+  void everyAlertExpression_returnsData() {
+    SoftAssertions soft = new SoftAssertions();
+    for (JsonNode rule : AlertRulesTest.alertRules()) {
+      String expr = rule.path("expr").asText();
+      soft.assertThat(prometheus.query(expr)).as("%s: %s", rule.path("alert").asText(), expr).isNotEmpty();
+    }
+    soft.assertAll();
+  }
+
+  @Test
+  void alertRules_loadAndEvaluateWithoutErrors() {
+    Map<String, String> health = new TreeMap<>();
+    for (JsonNode group : prometheus.rules().path("groups")) {
+      for (JsonNode r : group.path("rules")) {
+        health.put(r.path("name").asText(), r.path("health").asText() + " " + r.path("lastError").asText(""));
+      }
+    }
+    assertThat(health.keySet()).containsAll(AlertRulesTest.REQUIRED_ALERTS);
+    assertThat(health).allSatisfy((name, h) -> assertThat(h.trim()).as(name).isEqualTo("ok"));
+  }
+
+  @Test
+  void eachAlert_isPendingOrFiring_forItsCause() {
+    Map<String, Set<String>> states = new TreeMap<>();
+    for (JsonNode a : prometheus.alerts()) {
+      JsonNode l = a.path("labels");
+      String subject = l.has("server") ? l.path("server").asText() : l.has("hw_name") ? l.path("hw_name").asText() : l.path("instance").asText();
+      states.computeIfAbsent(l.path("alertname").asText(), k -> new TreeSet<>()).add(subject + "=" + a.path("state").asText());
+    }
+    // Causes that last: the full KV cache, the endpoint nobody serves, the lost GPU, the agent
+    // target nobody serves. (A demo server that misses a scrape on a loaded machine may add a
+    // short-lived pending alert of its own, which is right, so only the causes are required.)
+    assertThat(states.keySet()).as(states.toString()).containsExactlyInAnyOrderElementsOf(AlertRulesTest.REQUIRED_ALERTS);
+    assertThat(states.get("GputopKvCacheFull")).as(states.toString()).anySatisfy(s -> assertThat(s).matches("full-kv-cache=(pending|firing)"));
+    assertThat(states.get("GputopInferenceEndpointUnhealthy")).as(states.toString()).anySatisfy(s -> assertThat(s).matches("unreachable=(pending|firing)"));
+    assertThat(states.get("GputopGpuFailed")).as("no `for`: fires at once, for the lost GPU only; " + states).containsExactly("GPU 2=firing");
+    assertThat(states.get("GputopAgentDown")).as(states.toString()).anySatisfy(s -> assertThat(s).matches("127\\.0\\.0\\.1:\\d+=(pending|firing)").doesNotStartWith(agentInstance + "="));
+  }
+
+  // ------------------------------------------------------------------ waiting for data
+
+  /**
+   * Polls until every dashboard expression returns a number, resolving the variables each round
+   * as Grafana would; returns when all do or when {@link #READY_WITHIN} has passed (the tests then
+   * report what is missing).
+   */
+  private static void awaitEveryQueryHasData() throws InterruptedException {
+    long deadline = System.nanoTime() + READY_WITHIN.toNanos();
+    while (!prometheus.ready()) {
+      assertThat(System.nanoTime()).as("Prometheus ready; logs:\n" + logs()).isLessThan(deadline);
+      Thread.sleep(200);
+    }
+    Dashboard dashboard = Dashboard.load(DashboardTest.DASHBOARD);
+    long started = System.nanoTime();
+    while (System.nanoTime() < deadline) {
+      for (Background p : processes) {
+        assertThat(p.process.isAlive()).as(p.name + " exited; logs:\n" + logs()).isTrue();
+      }
+      variables = resolveVariables(dashboard);
+      if (variables != null) {
+        Map<String, List<JsonNode>> results = new LinkedHashMap<>();
+        boolean all = true;
+        for (Dashboard.Query q : dashboard.queries()) {
+          String expr = Dashboard.substitute(q.expr(), variables);
+          List<JsonNode> r = prometheus.query(expr);
+          results.put(expr, r);
+          all &= r.stream().anyMatch(PrometheusEndToEndIT::finite);
+        }
+        for (JsonNode rule : AlertRulesTest.alertRules()) {
+          all &= !prometheus.query(rule.path("expr").asText()).isEmpty();
+        }
+        all &= prometheus.alerts().size() >= AlertRulesTest.REQUIRED_ALERTS.size();
+        lastResults = results;
+        if (all) {
+          System.out.printf("PrometheusEndToEndIT: every query has data %d s after Prometheus was ready; variables %s%n",
+              (System.nanoTime() - started) / 1_000_000_000L, variables);
+          return;
+        }
+      } else {
+        variables = Map.of();
+      }
+      Thread.sleep(1000);
+    }
+    System.err.println("not every dashboard query has data after " + READY_WITHIN + "; logs:\n" + logs());
+  }
+
+  /**
+   * The dashboard's variables as Grafana would set them from this Prometheus: $instance the
+   * agent's instance (regex-escaped, as Grafana escapes a single value for =~), $server a server
+   * that runs on GPUs, so the panels for one server all apply; null while there is no such data.
+   */
+  private static Map<String, String> resolveVariables(Dashboard dashboard) {
+    Map<String, String> values = new LinkedHashMap<>();
+    values.put("__rate_interval", "30s");
+    for (Dashboard.Variable v : dashboard.variables().values()) {
+      Dashboard.LabelValues lv = Dashboard.parseLabelValues(Dashboard.substitute(v.query(), values));
+      List<String> options = prometheus.labelValues(lv.label(), lv.selector());
+      String chosen;
+      if (v.name().equals("instance")) {
+        chosen = options.contains(agentInstance) ? agentInstance : null;
+      } else if (v.name().equals("server")) {
+        List<String> onGpus = prometheus.labelValues("server", "gputop_gpu_process_memory_usage_bytes{server!=\"\"}");
+        chosen = options.stream().filter(onGpus::contains).findFirst().orElse(null);
+      } else {
+        chosen = options.isEmpty() ? null : options.get(0);
+      }
+      if (chosen == null) {
+        return null;
+      }
+      values.put(v.name(), REGEX_META.matcher(chosen).replaceAll("\\\\\\\\$0"));
+      if (v.name().equals("server")) {
+        values.put(v.name(), chosen); // used with =, not =~
+      }
+    }
+    return values;
+  }
+
+  private static boolean finite(JsonNode sample) {
+    JsonNode value = sample.path("value");
+    if (!value.isArray() || value.size() != 2) {
+      return false;
+    }
+    try {
+      return Double.isFinite(Double.parseDouble(value.get(1).asText()));
+    } catch (NumberFormatException e) {
+      return false;
+    }
+  }
+
+  // ------------------------------------------------------------------ processes
+
+  /** A child process whose output goes to a file, stopped (TERM, then KILL) at the end. */
+  private static final class Background {
+    final String name;
+    final Process process;
+    final Path log;
+
+    Background(String name, Process process, Path log) {
+      this.name = name;
+      this.process = process;
+      this.log = log;
+    }
+
+    String output() {
+      try {
+        return Files.readString(log, StandardCharsets.UTF_8);
+      } catch (IOException e) {
+        return "(no log: " + e + ")";
+      }
+    }
+
+    void awaitOutput(String text, Duration within) throws InterruptedException {
+      long deadline = System.nanoTime() + within.toNanos();
+      while (!output().contains(text)) {
+        assertThat(process.isAlive()).as(name + " exited: " + output()).isTrue();
+        assertThat(System.nanoTime()).as(name + " printed '" + text + "': " + output()).isLessThan(deadline);
+        Thread.sleep(100);
+      }
+    }
+
+    void stop() {
+      process.destroy();
+      try {
+        if (!process.waitFor(5, java.util.concurrent.TimeUnit.SECONDS)) {
+          process.destroyForcibly().waitFor(5, java.util.concurrent.TimeUnit.SECONDS);
+        }
+      } catch (InterruptedException e) {
+        process.destroyForcibly();
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  private static Background start(String name, ProcessBuilder pb) throws IOException {
+    Path log = work.resolve(name + ".log");
+    Background b = new Background(name, pb.redirectErrorStream(true).redirectOutput(log.toFile()).start(), log);
+    processes.add(b);
+    return b;
+  }
+
+  private static String logs() {
+    return processes.stream().map(p -> "---- " + p.name + " ----\n" + tail(p.output(), 4000)).collect(Collectors.joining("\n"));
+  }
+
+  private static String tail(String s, int n) {
+    return s.length() <= n ? s : s.substring(s.length() - n);
+  }
+
+  /** The first of {@code count} consecutive free loopback ports. */
+  private static int freePortBlock(int count) throws IOException {
+    for (int attempt = 0; attempt < 50; attempt++) {
+      int first;
+      try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+        first = s.getLocalPort();
+      }
+      if (first + count > 65535) {
+        continue;
+      }
+      boolean free = true;
+      for (int p = first; p < first + count && free; p++) {
+        try (ServerSocket s = new ServerSocket(p, 1, java.net.InetAddress.getLoopbackAddress())) {
+          // bound: free
+        } catch (IOException e) {
+          free = false;
+        }
+      }
+      if (free) {
+        return first;
+      }
+    }
+    throw new IOException("no block of " + count + " free ports");
+  }
+
+  /**
+   * Compiles the main class of the replica process. Its name is {@code serve}, so that with
+   * {@code argv[0] = vllm} the process's command line reads {@code vllm serve --port P}: the
+   * JVM takes "serve" for the main class, discovery takes it for vLLM's subcommand.
+   */
+  private static void compileServeClass(Path classes, Path jar) throws IOException {
+    Path source = classes.resolve("serve.java");
+    Files.writeString(source, String.join("\n",
+        "public class serve {",
+        "  public static void main(String[] args) throws Exception {",
+        "    int port = Integer.parseInt(args[args.length - 1]);",
+        "    var demo = dev.gputop.agent.demo.DemoReplicas.builder().seed(7).restarts(false).basePort(port).start();",
+        "    for (var r : demo.replicas()) {",
+        "      System.out.println(r.name() + \" \" + r.engine() + \" \" + r.url());",
+        "    }",
+        "    System.out.flush();",
+        "    // Runs until stopped, or until the test JVM is gone and with it the other end of stdin.",
+        "    while (System.in.read() >= 0) {",
+        "    }",
+        "    demo.close();",
+        "  }",
+        "}",
+        ""), StandardCharsets.UTF_8);
+    JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
+    assertThat(javac).as("a JDK (javax.tools) to compile the replica launcher").isNotNull();
+    java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+    int rc = javac.run(null, err, err, "-classpath", jar.toAbsolutePath().toString(), "-d", classes.toString(), source.toString());
+    assertThat(rc).as("compiling the replica launcher against " + jar + ": " + err).isZero();
+  }
+}
