@@ -167,6 +167,8 @@ public final class LoadModel {
   private final double phase;
   private final Engine[] engines;
   private final ArrayDeque<CompletedRequest> completed = new ArrayDeque<>();
+  /** TTFTs as observed (at first token), also for requests still running: {nanos, value bits}. */
+  private final ArrayDeque<long[]> ttfts = new ArrayDeque<>();
   private final List<Long> restarts = new ArrayList<>();
 
   private long simNanos;
@@ -233,7 +235,8 @@ public final class LoadModel {
       running.add(e.running.size());
       waiting.add(e.waiting.size());
     }
-    return new Truth(simNanos, new ArrayList<>(completed), restarts, totals, counters, running, waiting);
+    return new Truth(simNanos, new ArrayList<>(completed), new ArrayList<>(ttfts), restarts, totals,
+        counters, running, waiting);
   }
 
   /** A consistent copy of every engine's metrics, after simulating up to now. */
@@ -310,7 +313,12 @@ public final class LoadModel {
       if (r.phase == Phase.PREFILL && r.prefillEnd <= t1) {
         if (r.firstToken < 0) {
           r.firstToken = r.prefillEnd;
-          s.observe(Kind.TTFT, (r.firstToken - r.arrival) / 1e9, 1);
+          double ttft = (r.firstToken - r.arrival) / 1e9;
+          s.observe(Kind.TTFT, ttft, 1);
+          ttfts.addLast(new long[] {r.firstToken, Double.doubleToLongBits(ttft)});
+          while (ttfts.size() > RETENTION_MAX || ttfts.peekFirst()[0] < r.firstToken - RETENTION_NANOS) {
+            ttfts.removeFirst();
+          }
           s.promptTokens += r.prompt;
         } else {
           // Resumed after a preemption: one long gap between two tokens.
