@@ -96,9 +96,9 @@ public final class DemoReplicas implements AutoCloseable {
   public static LoadModel.Settings settings(String name) {
     switch (name) {
       case "vllm-dp2":
-        return new LoadModel.Settings(2, 48, 36_000, 16, 8.0, 1.7, 700, 160, 8192, 14_000, 0.012, 0.030, 0.55, 0, 900);
+        return new LoadModel.Settings(2, 48, 28_000, 16, 8.0, 1.7, 700, 160, 8192, 14_000, 0.012, 0.030, 0.55, 0, 900);
       case "sglang-tp2":
-        return new LoadModel.Settings(1, 64, 60_000, 1, 6.0, 2.0, 600, 150, 8192, 16_000, 0.010, 0.025, 0.6, 0, 1200);
+        return new LoadModel.Settings(1, 64, 48_000, 1, 6.0, 2.0, 600, 150, 8192, 16_000, 0.010, 0.025, 0.6, 0, 1200);
       case "tgi":
         return new LoadModel.Settings(1, 32, 40_000, 16, 3.0, 2.0, 500, 140, 4096, 9_000, 0.014, 0.030, 0.0, 0.004, 1500);
       case "llamacpp":

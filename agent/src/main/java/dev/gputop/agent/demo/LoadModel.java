@@ -530,8 +530,8 @@ public final class LoadModel {
     double minutes = (t - originNanos) / 60e9;
     double swell = 0.85 + 0.3 * Math.sin(2 * Math.PI * minutes / 4 + phase);
     if (t >= burstEnd) {
-      burstStart = t + (long) ((60 + expSeconds(1 / 120.0)) * 1e9);
-      burstEnd = burstStart + (long) ((15 + rnd.nextDouble() * 20) * 1e9);
+      burstStart = t + (long) ((30 + expSeconds(1 / 90.0)) * 1e9);
+      burstEnd = burstStart + (long) ((15 + rnd.nextDouble() * 15) * 1e9);
     }
     double burst = t >= burstStart ? settings.burstFactor() : 1;
     return settings.arrivalsPerSecond() * swell * burst;
