@@ -63,6 +63,19 @@ class DemoReplicasTest {
   }
 
   @Test
+  void get_acceptingOpenMetrics_vllmAnswersOpenMetricsOthersText() throws Exception {
+    String accept = "application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5";
+    HttpResponse<String> vllm = get(demo.replica("vllm-dp2").url(), accept);
+    assertThat(vllm.headers().firstValue("Content-Type")).hasValue("application/openmetrics-text; version=1.0.0; charset=utf-8");
+    assertThat(vllm.body()).endsWith("# EOF\n");
+    HttpResponse<String> text = get(demo.replica("vllm-dp2").url(), "text/plain;version=0.0.4");
+    assertThat(text.headers().firstValue("Content-Type")).hasValue("text/plain; version=0.0.4; charset=utf-8");
+    assertThat(text.body()).doesNotContain("# EOF");
+    HttpResponse<String> tgi = get(demo.replica("tgi").url(), accept);
+    assertThat(tgi.headers().firstValue("Content-Type")).hasValue("text/plain; charset=utf-8");
+  }
+
+  @Test
   void get_llamaCppSendsItsStartHeader() throws Exception {
     HttpResponse<String> resp = get(demo.replica("llamacpp").url(), "*/*");
     assertThat(resp.headers().firstValue("Process-Start-Time-Unix")).hasValueSatisfying(v -> assertThat(v).matches("\\d+"));

@@ -48,6 +48,25 @@ class ReplicaPipelineTest {
   }
 
   @Test
+  void everyReplica_parsesAtStartUnderLoadAndAfterARestart() throws Exception {
+    try (DemoReplicas d = Fixtures.replicas(clock, 47, Duration.ZERO)) {
+      for (int moment = 0; moment < 3; moment++) {
+        for (Replica r : d.replicas()) {
+          String text = r.render();
+          MiniExposition.parse(text);
+          Exposition e = parser.parse(text);
+          assertThat(e.families()).as(r.name() + " at moment " + moment).isNotEmpty();
+          assertThat(mapper.map(e).engine().id()).isEqualTo(r.engine());
+          if (moment == 1) {
+            r.restart();
+          }
+        }
+        clock.advance(Duration.ofSeconds(moment == 0 ? 120 : 1));
+      }
+    }
+  }
+
+  @Test
   void vllm_windowedStatisticsMatchTheTruth() throws Exception {
     try (DemoReplicas d = Fixtures.replicas(clock, 42, Duration.ofSeconds(120))) {
       Run run = run(d.replica("vllm-dp2"));
@@ -102,6 +121,23 @@ class ReplicaPipelineTest {
       assertThat(llama.stats().kvCacheUsage()).as("current llama.cpp has no KV gauge").isNull();
       assertThat(llama.stats().e2e()).satisfiesAnyOf(l -> assertThat(l).isNull(), l -> assertThat(l.p50()).isNull());
       assertThat(llama.stats().generationTokensPerSecond()).isPositive();
+    }
+  }
+
+  @Test
+  void vllm_openMetricsAndTextGiveTheSameStatistics() throws Exception {
+    try (DemoReplicas d = Fixtures.replicas(clock, 46, Duration.ofSeconds(60))) {
+      Replica r = d.replica("vllm-dp2");
+      ServerWindow text = new ServerWindow(WINDOW, 100);
+      ServerWindow om = new ServerWindow(WINDOW, 100);
+      for (int i = 0; i < 20; i++) {
+        clock.advance(INTERVAL);
+        text.add(clock.nanoTime(), clock.epochNanos(), mapper.map(parser.parse(r.render())));
+        om.add(clock.nanoTime(), clock.epochNanos(), mapper.map(parser.parse(r.renderOpenMetrics())));
+      }
+      ServerStats fromText = WindowStatistics.compute(text, null);
+      assertThat(fromText.ttft().count()).isPositive();
+      assertThat(WindowStatistics.compute(om, null)).isEqualTo(fromText);
     }
   }
 
