@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -48,7 +49,7 @@ public final class DemoReplicas implements AutoCloseable {
 
   private final List<Replica> replicas;
   private final ExecutorService executor;
-  private final AtomicReference<Boolean> closed = new AtomicReference<>(false);
+  private final AtomicBoolean closed = new AtomicBoolean();
 
   private DemoReplicas(List<Replica> replicas, ExecutorService executor) {
     this.replicas = List.copyOf(replicas);

@@ -32,12 +32,10 @@ final class VllmWriter implements ExpositionWriter {
   static final double[] PARAMS_N = {1, 2, 5, 10, 20};
 
   private final String modelName;
-  private final int maxModelLen;
   private final Map<Kind, double[]> bounds = new EnumMap<>(Kind.class);
 
   VllmWriter(String modelName, int maxModelLen) {
     this.modelName = modelName;
-    this.maxModelLen = maxModelLen;
     double[] tokens = build125(maxModelLen);
     bounds.put(Kind.PROMPT_TOKENS, tokens);
     bounds.put(Kind.GENERATION_TOKENS, tokens);
@@ -260,9 +258,5 @@ final class VllmWriter implements ExpositionWriter {
         sample(b, name + "_created", labels(e), created + e.index * 0.0001);
       }
     }
-  }
-
-  int maxModelLen() {
-    return maxModelLen;
   }
 }
