@@ -12,11 +12,13 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     versionProvider = Main.Version.class,
     description = "GPU and LLM-inference telemetry agent: NVML and inference-server receivers, exported over OTLP and Prometheus.",
-    // One line per command; the nvml and discovery modules' commands (gpus, discover) go here too.
     subcommands = {
       RunCommand.class,
       SnapshotCommand.class,
+      DiscoverCommand.class,
       CheckConfigCommand.class,
+      GpusCommand.class,
+      DemoCommand.class,
       Main.VersionCommand.class,
     })
 public final class Main implements Runnable {

@@ -104,7 +104,9 @@ class KubernetesManifestsTest {
 
     JsonNode c = podSpec().path("containers").get(0);
     assertThat(c.path("ports").get(0).path("containerPort").asInt()).isEqualTo(port);
-    assertThat(c.path("livenessProbe").path("httpGet").path("path").asText()).isEqualTo("/healthz");
+    // Liveness must not follow /healthz, which reports the inference endpoints' health.
+    assertThat(c.path("livenessProbe").path("tcpSocket").path("port").asText()).isEqualTo(c.path("ports").get(0).path("name").asText());
+    assertThat(c.has("readinessProbe")).isFalse();
     assertThat(byKind.get("DaemonSet").path("spec").path("template").path("metadata").path("annotations")
         .path("prometheus.io/port").asText()).isEqualTo(String.valueOf(port));
 

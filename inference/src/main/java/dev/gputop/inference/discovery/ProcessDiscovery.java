@@ -284,6 +284,10 @@ public final class ProcessDiscovery implements ServerDiscovery {
       String theirNs = proc.netNamespace(Long.toString(pid));
       if (ownNs != null && ownNs.equals(theirNs)) {
         how.append("; in ").append(where).append(", same network namespace as the agent");
+        PodInfo pod = pods == null ? null : pods.find(containerId, ids.podUid());
+        if (pod != null) {
+          name = pod.qualifiedName() + ":" + ep.port();
+        }
       } else {
         String reason = null;
         PodInfo pod = null;

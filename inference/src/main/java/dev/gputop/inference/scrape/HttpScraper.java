@@ -2,6 +2,7 @@ package dev.gputop.inference.scrape;
 
 import dev.gputop.config.Clock;
 import dev.gputop.config.ScrapeConfig;
+import dev.gputop.config.TlsConfig;
 import dev.gputop.inference.scrape.ScrapeResult.Outcome;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.trace.Span;
@@ -22,6 +23,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -75,6 +77,9 @@ public final class HttpScraper implements Scraper {
    */
   static final Duration SLACK = Duration.ofMillis(250);
 
+  /** A scrape is not started with less time than this left before the deadline. */
+  private static final long MIN_START_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+
   private final ScrapeConfig config;
   private final Clock clock;
   private final ScrapeTelemetry telemetry;
@@ -105,6 +110,14 @@ public final class HttpScraper implements Scraper {
     this.timer.setRemoveOnCancelPolicy(true);
     this.clients = new HttpClients(config.timeout(), httpExecutor);
     this.slots = new Semaphore(config.concurrency());
+    // The default client is what nearly every target uses. Building it initializes JSSE and the
+    // HTTP client, which on a cold JVM takes a good part of a second: do it now rather than
+    // inside the first scrape's deadline.
+    try {
+      clients.get(TlsConfig.defaults());
+    } catch (ScrapeFailure | RuntimeException e) {
+      logger.log(Level.FINE, "Could not prepare the default HTTP client; will retry per scrape", e);
+    }
   }
 
   /**
@@ -139,10 +152,14 @@ public final class HttpScraper implements Scraper {
     boolean interrupted = false;
     for (ScrapeTarget target : targets) {
       ScrapeCall call = new ScrapeCall(target, config, clock, deadline);
-      Span span = telemetry.startScrape(cycle, target);
+      // The target's span starts with its request, so a wait for a slot shows as a gap in the
+      // trace; a target that never started gets a span when it is reported.
+      AtomicReference<Span> span = new AtomicReference<>();
       // Recorded before scrapeAll sees the result, so the metrics are current when it returns.
       reported.add(call.completion().whenComplete((completed, error) -> {
-        telemetry.record(span, completed);
+        Span started = span.get();
+        telemetry.record(started != null ? started : telemetry.startScrape(cycle, target),
+            completed);
         failureLog.record(completed.result(), clock.nanoTime());
       }));
       calls.add(call);
@@ -163,6 +180,11 @@ public final class HttpScraper implements Scraper {
         call.abort("interrupted");
         continue;
       }
+      if (acquired && deadline - System.nanoTime() < MIN_START_NANOS) {
+        // A slot freed at the deadline: starting now could only time out, misleadingly.
+        slots.release();
+        acquired = false;
+      }
       if (!acquired) {
         call.abort(Outcome.TIMEOUT, "not started within " + Formats.duration(config.timeout())
             + ": all " + config.concurrency()
@@ -175,6 +197,7 @@ public final class HttpScraper implements Scraper {
         slots.release();
       });
       warnIfInsecure(target);
+      span.set(telemetry.startScrape(cycle, target));
       call.start(clients, timer);
     }
     List<ScrapeResult> results = new ArrayList<>(targets.size());

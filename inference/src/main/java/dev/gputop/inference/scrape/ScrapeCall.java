@@ -62,8 +62,8 @@ final class ScrapeCall {
   private final ScrapeConfig config;
   private final Clock clock;
   private final long deadlineNanos;
-  private final long startEpochNanos;
-  private final long startNanos;
+  private volatile long startEpochNanos;
+  private volatile long startNanos;
   private final CompletableFuture<Completed> completion = new CompletableFuture<>();
 
   private volatile HttpClient client;
@@ -99,6 +99,9 @@ final class ScrapeCall {
 
   /** Starts the call; returns at once (reads the token and TLS files on the caller's thread). */
   CompletableFuture<Completed> start(HttpClients clients, ScheduledExecutorService timer) {
+    // The duration measures the scrape itself, not the wait for a free slot.
+    startEpochNanos = clock.epochNanos();
+    startNanos = clock.nanoTime();
     try {
       URI url = target.url();
       String scheme = url.getScheme() == null ? "" : url.getScheme().toLowerCase(Locale.ROOT);
@@ -227,7 +230,7 @@ final class ScrapeCall {
       return;
     }
     if (error != null) {
-      fail(classify(error, uri, config.timeout()));
+      fail(classify(error, uri, config.timeout(), target.tls().certFile() != null));
       return;
     }
     try {
@@ -346,7 +349,8 @@ final class ScrapeCall {
   }
 
   /** Maps what the HTTP client threw to an outcome and a message naming the host. */
-  static ScrapeFailure classify(Throwable error, URI uri, Duration timeout) {
+  static ScrapeFailure classify(Throwable error, URI uri, Duration timeout,
+      boolean clientCertificate) {
     String host = Formats.hostPort(uri);
     for (Throwable t = error; t != null; t = t.getCause()) {
       if (t instanceof ScrapeFailure) {
@@ -393,9 +397,15 @@ final class ScrapeCall {
     String message = root.getMessage() == null ? root.getClass().getSimpleName() : root.getMessage();
     if (root instanceof IOException) {
       String lower = message.toLowerCase(Locale.ROOT);
-      if (lower.contains("closed") || lower.contains("eof") || lower.contains("reset")) {
-        return new ScrapeFailure(Outcome.IO_ERROR,
-            "connection to " + host + " closed before the response was complete (" + message + ")");
+      if (lower.contains("closed") || lower.contains("eof") || lower.contains("reset")
+          || lower.contains("bytes received") || lower.contains("no bytes")) {
+        // Over TLS 1.3 a server that wants a client certificate checks it after the handshake
+        // and just hangs up: this is all the client gets to see.
+        String hint = "https".equalsIgnoreCase(uri.getScheme()) && !clientCertificate
+            ? "; if the server requires a client certificate, set tls.certFile and tls.keyFile"
+            : "";
+        return new ScrapeFailure(Outcome.IO_ERROR, "connection to " + host
+            + " closed before the response was complete (" + message + ")" + hint);
       }
       return new ScrapeFailure(Outcome.IO_ERROR, "I/O error with " + host + ": " + message);
     }

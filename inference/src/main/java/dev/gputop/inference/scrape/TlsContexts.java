@@ -149,7 +149,7 @@ final class TlsContexts {
       if (Files.size(path) > (1 << 20)) {
         throw failure(setting + " " + file + " is larger than 1 MiB; not a PEM file");
       }
-      return Files.readString(path, StandardCharsets.US_ASCII);
+      return new String(Files.readAllBytes(path), StandardCharsets.ISO_8859_1);
     } catch (NoSuchFileException e) {
       throw failure(setting + " " + file + " does not exist");
     } catch (AccessDeniedException e) {

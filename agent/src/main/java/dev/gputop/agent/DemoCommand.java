@@ -1,0 +1,157 @@
+package dev.gputop.agent;
+
+import dev.gputop.agent.demo.DemoReplicas;
+import dev.gputop.agent.demo.DemoTable;
+import dev.gputop.agent.demo.Replica;
+import dev.gputop.config.AgentConfig;
+import dev.gputop.config.DiscoveryConfig;
+import dev.gputop.config.EndpointConfig;
+import dev.gputop.config.InferenceConfig;
+import dev.gputop.config.TlsConfig;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code demo}: starts local replicas of vLLM (DP 2), SGLang (TP 2), TGI and llama.cpp on
+ * loopback, points the agent at them as configured endpoints (discovery off) and redraws the
+ * serving table every refresh. Needs no GPU and no inference server; NVML runs as configured and
+ * reports itself unavailable where there is none.
+ */
+@Command(
+    name = "demo",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Start local replicas of vLLM (DP 2), SGLang (TP 2), TGI and llama.cpp whose counters move like",
+      "loaded servers, scrape them with the agent and show the live table. No GPU needed."
+    })
+final class DemoCommand implements Callable<Integer> {
+
+  /** Short enough that numbers appear within seconds, long enough for stable percentiles. */
+  static final Duration DEMO_REFRESH = Duration.ofSeconds(1);
+
+  static final Duration DEMO_WINDOW = Duration.ofSeconds(30);
+
+  private static final String CLEAR = "\033[H\033[2J";
+
+  @Mixin ConfigMixin config;
+
+  @Option(
+      names = "--for",
+      paramLabel = "D",
+      converter = DurationConverter.class,
+      description = "Stop after D, e.g. 30s (default: run until Ctrl-C).")
+  Duration duration;
+
+  @Option(names = "--seed", paramLabel = "N", description = "Seed of the replicas' load (default ${DEFAULT-VALUE}).")
+  long seed = 42;
+
+  @Option(names = "--plain", description = "Never clear the screen; print each table below the last.")
+  boolean plain;
+
+  @Spec CommandSpec spec;
+
+  @Override
+  public Integer call() throws Exception {
+    AgentConfig file = config.load();
+    quietLogging();
+    PrintWriter out = spec.commandLine().getOut();
+    boolean redraw = !plain && System.console() != null;
+    try (DemoReplicas replicas = DemoReplicas.start(seed)) {
+      AgentConfig cfg = demoConfig(file, replicas.replicas());
+      StandaloneAgent agent = startAgent(cfg);
+      CountDownLatch done = new CountDownLatch(1);
+      Thread hook = new Thread(() -> {
+        agent.close();
+        done.countDown();
+      }, "gputop-demo-shutdown");
+      Runtime.getRuntime().addShutdownHook(hook);
+      try {
+        agent.runtime().awaitFirstRefresh(Duration.ofSeconds(5));
+        long start = System.nanoTime();
+        long end = duration == null ? Long.MAX_VALUE : start + duration.toNanos();
+        String listener = agent.server() == null ? "off" : agent.server().url() + " (/metrics, /api/snapshot, /healthz)";
+        while (true) {
+          long elapsed = System.nanoTime() - start;
+          StringBuilder screen = new StringBuilder();
+          if (redraw) {
+            screen.append(CLEAR);
+          } else {
+            screen.append('\n');
+          }
+          screen.append("gputop-agent demo: replicas of vLLM (DP 2), SGLang (TP 2), TGI, llama.cpp on loopback; ")
+              .append("refresh ").append(EffectiveConfig.duration(cfg.refreshNormal()))
+              .append(", window ").append(EffectiveConfig.duration(cfg.inference().window()))
+              .append(", ").append(TimeUnit.NANOSECONDS.toSeconds(elapsed)).append('s')
+              .append(duration == null ? " (Ctrl-C to stop)" : " of " + EffectiveConfig.duration(duration))
+              .append('\n')
+              .append("listener: ").append(listener).append("\n\n")
+              .append(DemoTable.render(agent.runtime().snapshot()));
+          out.print(screen);
+          out.flush();
+          long now = System.nanoTime();
+          if (now >= end) {
+            break;
+          }
+          long sleep = Math.min(cfg.refreshNormal().toNanos(), end - now);
+          if (done.await(sleep, TimeUnit.NANOSECONDS)) {
+            break; // Ctrl-C: the hook is closing the agent
+          }
+        }
+      } finally {
+        if (done.getCount() > 0) {
+          Runtime.getRuntime().removeShutdownHook(hook);
+          agent.close();
+        }
+      }
+    }
+    return ExitCodes.OK;
+  }
+
+  /**
+   * The user's configuration with the demo's endpoints, discovery off, a 1 s refresh and a 30 s
+   * window; NVML, the listener and Kubernetes stay as configured.
+   */
+  static AgentConfig demoConfig(AgentConfig file, List<Replica> replicas) {
+    List<EndpointConfig> endpoints = new ArrayList<>();
+    for (Replica r : replicas) {
+      endpoints.add(new EndpointConfig(r.name(), r.url(), Map.of(), null, TlsConfig.defaults()));
+    }
+    InferenceConfig i = file.inference();
+    DiscoveryConfig noDiscovery = new DiscoveryConfig(false, i.discovery().scope(), i.discovery().procRoot());
+    InferenceConfig inference = new InferenceConfig(true, DEMO_WINDOW, noDiscovery, endpoints, i.scrape());
+    return new AgentConfig(DEMO_REFRESH, file.listen(), inference, file.nvml(), file.kubernetes());
+  }
+
+  /** Starts the agent; when the listen address is taken (an agent already runs), on any free port. */
+  private static StandaloneAgent startAgent(AgentConfig cfg) {
+    try {
+      return StandaloneAgent.start(cfg);
+    } catch (UncheckedIOException e) {
+      if (cfg.listenerDisabled()) {
+        throw e;
+      }
+      String host = cfg.listen().substring(0, cfg.listen().lastIndexOf(':'));
+      AgentConfig any = new AgentConfig(cfg.refreshNormal(), host + ":0", cfg.inference(), cfg.nvml(), cfg.kubernetes());
+      return StandaloneAgent.start(any);
+    }
+  }
+
+  /** Log lines would tear the table; only warnings and worse are shown. */
+  private static void quietLogging() {
+    Logger.getLogger("").setLevel(Level.WARNING);
+  }
+}

@@ -1,0 +1,147 @@
+package dev.gputop.agent;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.gputop.config.AgentConfig;
+import dev.gputop.config.ConfigLoader;
+import dev.gputop.config.HealthStatus;
+import io.opentelemetry.api.common.Attributes;
+import io.opentelemetry.exporter.prometheus.PrometheusMetricReader;
+import io.opentelemetry.sdk.OpenTelemetrySdk;
+import io.opentelemetry.sdk.metrics.SdkMeterProvider;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+class AgentHttpServerTest {
+
+  private static final AgentConfig CONFIG =
+      new ConfigLoader().parse("refresh:\n  normal: 50ms\nlisten: 127.0.0.1:0\n", Map.of());
+
+  private final HttpClient http = HttpClient.newHttpClient();
+  private final ObjectMapper json = new ObjectMapper();
+  private final FakeReceiver inference = new FakeReceiver("inference");
+  private PrometheusMetricReader prometheus;
+  private OpenTelemetrySdk sdk;
+  private AgentRuntime runtime;
+  private AgentHttpServer server;
+
+  @BeforeEach
+  void start() throws Exception {
+    prometheus = PrometheusMetricReader.builder().setOtelScopeLabelsEnabled(false).build();
+    sdk = OpenTelemetrySdk.builder()
+        .setMeterProvider(SdkMeterProvider.builder().registerMetricReader(prometheus).build())
+        .build();
+    inference.sections.set(Map.of("inference", List.of(AgentRuntimeTest.server("chat", "vllm"))));
+    FakeProvider provider = new FakeProvider("inference", 200, true, ctx -> {
+      // Registered the way the inference receiver does: a callback reading published state.
+      ctx.openTelemetry().getMeter("test").gaugeBuilder("gputop.inference.requests.waiting")
+          .setUnit("{request}")
+          .buildWithCallback(m -> m.record(3, Attributes.builder()
+              .put("server", "chat").put("engine", "vllm").build()));
+      ctx.openTelemetry().getMeter("test").gaugeBuilder("gputop.inference.ttft").setUnit("s")
+          .buildWithCallback(m -> m.record(0.25, Attributes.builder()
+              .put("server", "chat").put("engine", "vllm").put("quantile", "0.99").build()));
+      return inference;
+    });
+    runtime = AgentRuntime.builder(CONFIG).setOpenTelemetry(sdk).setProviders(List.of(provider)).build();
+    server = AgentHttpServer.start(CONFIG.listen(), runtime, prometheus);
+    runtime.start();
+    assertThat(runtime.awaitFirstRefresh(Duration.ofSeconds(5))).isTrue();
+  }
+
+  @AfterEach
+  void stop() {
+    server.close();
+    runtime.close();
+    sdk.close();
+  }
+
+  private HttpResponse<String> get(String path, String... headers) throws Exception {
+    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(server.url() + path)).timeout(Duration.ofSeconds(5));
+    for (int i = 0; i < headers.length; i += 2) {
+      b.header(headers[i], headers[i + 1]);
+    }
+    return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  @Test
+  void metrics_servesPrometheusTextOfTheSameInstruments() throws Exception {
+    HttpResponse<String> r = get("/metrics");
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(r.headers().firstValue("Content-Type").orElse("")).startsWith("text/plain; version=0.0.4");
+    assertThat(r.body())
+        .contains("# TYPE gputop_inference_requests_waiting gauge\n")
+        .contains("gputop_inference_requests_waiting{engine=\"vllm\",server=\"chat\"} 3.0\n")
+        .contains("gputop_inference_ttft_seconds{engine=\"vllm\",quantile=\"0.99\",server=\"chat\"} 0.25\n")
+        .doesNotContain("otel_scope_name");
+  }
+
+  @Test
+  void metrics_servesOpenMetricsWhenAskedFor() throws Exception {
+    HttpResponse<String> r = get("/metrics", "Accept", "application/openmetrics-text; version=1.0.0");
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(r.headers().firstValue("Content-Type").orElse("")).startsWith("application/openmetrics-text");
+    assertThat(r.body()).endsWith("# EOF\n");
+  }
+
+  @Test
+  void snapshot_servesTheSchemaValidDocument() throws Exception {
+    HttpResponse<String> r = get("/api/snapshot");
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(r.headers().firstValue("Content-Type").orElse("")).startsWith("application/json");
+    JsonNode doc = json.readTree(r.body());
+    assertThat(doc.get("inference").get(0).get("name").asText()).isEqualTo("chat");
+    assertThat(SnapshotSchema.errors(doc)).isEmpty();
+    assertThat(get("/api/snapshot?pretty").body()).contains("\n  \"gpus\"");
+  }
+
+  @Test
+  void healthz_is200WhenNothingIsUnhealthyAnd503WithTheReasonsOtherwise() throws Exception {
+    HttpResponse<String> ok = get("/healthz");
+    assertThat(ok.statusCode()).isEqualTo(200);
+    assertThat(json.readTree(ok.body()).get("status").asText()).isEqualTo("ok");
+    // nvml is unavailable (absent), which is not a failure: the agent runs on without a GPU.
+    assertThat(json.readTree(ok.body()).get("health").get("nvml").get("state").asText()).isEqualTo("unavailable");
+
+    inference.health.set(HealthStatus.unhealthy(List.of("endpoint chat: connection refused")));
+    HttpResponse<String> bad = get("/healthz");
+    assertThat(bad.statusCode()).isEqualTo(503);
+    JsonNode body = json.readTree(bad.body());
+    assertThat(body.get("status").asText()).isEqualTo("unhealthy");
+    assertThat(body.get("reasons").get(0).asText()).isEqualTo("inference: endpoint chat: connection refused");
+  }
+
+  @Test
+  void otherPathsAndMethods_are404And405() throws Exception {
+    assertThat(get("/nope").statusCode()).isEqualTo(404);
+    HttpResponse<String> post = http.send(
+        HttpRequest.newBuilder(URI.create(server.url() + "/metrics"))
+            .POST(HttpRequest.BodyPublishers.ofString("x")).build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertThat(post.statusCode()).isEqualTo(405);
+    assertThat(post.headers().firstValue("Allow")).hasValue("GET, HEAD");
+  }
+
+  @Test
+  void start_portInUseIsAnIoError() throws Exception {
+    try (ServerSocket taken = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      String listen = "127.0.0.1:" + taken.getLocalPort();
+      assertThatThrownBy(() -> AgentHttpServer.start(listen, runtime, prometheus))
+          .isInstanceOf(UncheckedIOException.class)
+          .hasMessageContaining(listen);
+    }
+  }
+}

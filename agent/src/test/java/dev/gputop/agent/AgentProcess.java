@@ -1,0 +1,115 @@
+package dev.gputop.agent;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The shaded jar ({@code -Dgputop.agent.jar}) running as a separate process, with its stdout and
+ * stderr captured to files. For integration tests; not thread-safe.
+ */
+final class AgentProcess implements AutoCloseable {
+
+  private static final Pattern LISTENING = Pattern.compile("listening on (http://[^ ]+) ");
+
+  final Process process;
+  final Path stdout;
+  final Path stderr;
+  final long startedNanos;
+
+  private AgentProcess(Process process, Path stdout, Path stderr, long startedNanos) {
+    this.process = process;
+    this.stdout = stdout;
+    this.stderr = stderr;
+    this.startedNanos = startedNanos;
+  }
+
+  static Path jar() {
+    String jar = System.getProperty("gputop.agent.jar");
+    if (jar == null) {
+      throw new IllegalStateException("system property gputop.agent.jar is not set (run through failsafe)");
+    }
+    Path p = Path.of(jar);
+    if (!Files.isRegularFile(p)) {
+      throw new IllegalStateException("shaded jar not found: " + p + " (run ./mvnw verify)");
+    }
+    return p;
+  }
+
+  static AgentProcess start(Path workDir, Map<String, String> env, String... args) throws IOException {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    cmd.add("-jar");
+    cmd.add(jar().toString());
+    cmd.addAll(List.of(args));
+    ProcessBuilder pb = new ProcessBuilder(cmd).directory(workDir.toFile());
+    // Only what the test sets: an OTEL_* variable of the machine must not change the outcome.
+    pb.environment().keySet().removeIf(k -> k.startsWith("OTEL_"));
+    pb.environment().putAll(env);
+    Path out = Files.createTempFile(workDir, "agent", ".out");
+    Path err = Files.createTempFile(workDir, "agent", ".err");
+    pb.redirectOutput(out.toFile());
+    pb.redirectError(err.toFile());
+    long t0 = System.nanoTime();
+    return new AgentProcess(pb.start(), out, err, t0);
+  }
+
+  /** Runs to completion (at most {@code timeout}) and returns the exit code. */
+  int waitFor(Duration timeout) throws InterruptedException, IOException {
+    if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+      process.destroyForcibly();
+      throw new AssertionError("agent did not exit within " + timeout + "; stderr:\n" + err());
+    }
+    return process.exitValue();
+  }
+
+  String out() throws IOException {
+    return Files.readString(stdout, StandardCharsets.UTF_8);
+  }
+
+  String err() throws IOException {
+    return Files.readString(stderr, StandardCharsets.UTF_8);
+  }
+
+  /** The listener's base URL, from the agent's log line, waiting at most {@code timeout}. */
+  String awaitListener(Duration timeout) throws Exception {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (System.nanoTime() < deadline) {
+      Matcher m = LISTENING.matcher(err());
+      if (m.find()) {
+        return m.group(1);
+      }
+      if (!process.isAlive()) {
+        throw new AssertionError("agent exited with " + process.exitValue() + "; stderr:\n" + err());
+      }
+      Thread.sleep(20);
+    }
+    throw new AssertionError("agent did not log its listener within " + timeout + "; stderr:\n" + err());
+  }
+
+  /** GET {@code url}; the status code and body. */
+  static HttpResponse<String> get(HttpClient http, String url) throws IOException, InterruptedException {
+    return http.send(
+        HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(5)).build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  @Override
+  public void close() {
+    if (process.isAlive()) {
+      process.destroyForcibly();
+    }
+  }
+}

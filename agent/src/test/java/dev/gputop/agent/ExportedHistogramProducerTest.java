@@ -1,0 +1,110 @@
+package dev.gputop.agent;
+
+import static io.opentelemetry.sdk.testing.assertj.OpenTelemetryAssertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.gputop.config.ExportedHistogram;
+import io.opentelemetry.api.common.AttributeKey;
+import io.opentelemetry.sdk.metrics.SdkMeterProvider;
+import io.opentelemetry.sdk.metrics.data.AggregationTemporality;
+import io.opentelemetry.sdk.metrics.data.MetricData;
+import io.opentelemetry.sdk.testing.exporter.InMemoryMetricReader;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+class ExportedHistogramProducerTest {
+
+  private static final long START = 1_700_000_000_000_000_000L;
+  private static final long NOW = START + 30_000_000_000L;
+
+  private static ExportedHistogram ttft(String server, List<Double> bounds, List<Long> counts, double sum) {
+    return new ExportedHistogram(
+        "gen_ai.server.time_to_first_token",
+        "Time to first token",
+        "s",
+        Map.of("server", server, "engine", "vllm"),
+        START,
+        NOW,
+        bounds,
+        counts,
+        sum,
+        counts.stream().mapToLong(Long::longValue).sum());
+  }
+
+  @Test
+  void produce_unboundProducesNothing() {
+    InMemoryMetricReader reader = InMemoryMetricReader.create();
+    ExportedHistogramProducer producer = new ExportedHistogramProducer();
+    try (SdkMeterProvider p =
+        SdkMeterProvider.builder().registerMetricReader(reader).registerMetricProducer(producer).build()) {
+      assertThat(reader.collectAllMetrics()).isEmpty();
+    }
+  }
+
+  @Test
+  void produce_boundHistogramsAreCumulativeWithTheServersBuckets() {
+    InMemoryMetricReader reader = InMemoryMetricReader.create();
+    ExportedHistogramProducer producer = new ExportedHistogramProducer();
+    AtomicReference<List<ExportedHistogram>> current = new AtomicReference<>(List.of(
+        ttft("a", List.of(0.1, 0.5, 1.0), List.of(3L, 5L, 1L, 1L), 3.2),
+        ttft("b", List.of(0.25, 2.5), List.of(7L, 0L, 2L), 9.0),
+        new ExportedHistogram("gen_ai.server.request.duration", "E2E", "s", Map.of("server", "a"),
+            START, NOW, List.of(1.0), List.of(4L, 0L), 2.0, 4)));
+    try (SdkMeterProvider p =
+        SdkMeterProvider.builder().registerMetricReader(reader).registerMetricProducer(producer).build()) {
+      producer.bind(current::get);
+      Collection<MetricData> metrics = reader.collectAllMetrics();
+
+      assertThat(metrics).hasSize(2);
+      MetricData ttft = metrics.stream()
+          .filter(m -> m.getName().equals("gen_ai.server.time_to_first_token")).findFirst().orElseThrow();
+      assertThat(ttft)
+          .hasUnit("s")
+          .hasDescription("Time to first token")
+          .hasInstrumentationScope(ExportedHistogramProducer.SCOPE)
+          .hasHistogramSatisfying(h -> h
+              .isCumulative()
+              .hasPointsSatisfying(
+                  pt -> pt.hasAttribute(AttributeKey.stringKey("server"), "a")
+                      .hasAttribute(AttributeKey.stringKey("engine"), "vllm")
+                      .hasStartEpochNanos(START)
+                      .hasEpochNanos(NOW)
+                      .hasBucketBoundaries(0.1, 0.5, 1.0)
+                      .hasBucketCounts(3, 5, 1, 1)
+                      .hasSum(3.2)
+                      .hasCount(10),
+                  pt -> pt.hasAttribute(AttributeKey.stringKey("server"), "b")
+                      .hasBucketBoundaries(0.25, 2.5)
+                      .hasBucketCounts(7, 0, 2)
+                      .hasCount(9)));
+      assertThat(ttft.getHistogramData().getAggregationTemporality()).isEqualTo(AggregationTemporality.CUMULATIVE);
+
+      producer.unbind();
+      assertThat(reader.collectAllMetrics()).isEmpty();
+    }
+  }
+
+  @Test
+  void produce_invalidPointIsLeftOutAndTheRestExported() {
+    ExportedHistogram unordered = ttft("bad", List.of(0.5, 0.1), List.of(1L, 1L, 1L), 1.0);
+    ExportedHistogram good = ttft("good", List.of(0.1, 0.5), List.of(1L, 1L, 1L), 1.0);
+    List<MetricData> metrics =
+        ExportedHistogramProducer.toMetricData(io.opentelemetry.sdk.resources.Resource.empty(), List.of(unordered, good));
+    assertThat(metrics).hasSize(1);
+    assertThat(metrics.get(0).getHistogramData().getPoints()).hasSize(1);
+    assertThat(metrics.get(0).getHistogramData().getPoints().iterator().next().getAttributes()
+        .get(AttributeKey.stringKey("server"))).isEqualTo("good");
+  }
+
+  @Test
+  void produce_supplierThatThrowsProducesNothing() {
+    ExportedHistogramProducer producer = new ExportedHistogramProducer();
+    producer.bind(() -> {
+      throw new IllegalStateException("boom");
+    });
+    assertThat(producer.produce(io.opentelemetry.sdk.resources.Resource.empty())).isEmpty();
+  }
+}

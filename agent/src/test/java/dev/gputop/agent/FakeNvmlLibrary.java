@@ -1,0 +1,66 @@
+package dev.gputop.agent;
+
+import com.sun.jna.Library;
+import com.sun.jna.Native;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The fake libnvidia-ml of nvml/src/test/c/fake_nvml.c, compiled with gcc into
+ * agent/target/fake-nvml/libnvidia-ml.so.1 on first use, with the scripting functions tests need.
+ */
+final class FakeNvmlLibrary {
+
+  /** A subset of the fake's scripting API (see fake_nvml.c). */
+  interface Control extends Library {
+    void fake_nvml_reset(int count);
+
+    int fake_nvml_set(int dev, String field, long value);
+
+    int fake_nvml_add_process(int dev, int pid, long usedBytes);
+
+    int fake_nvml_add_process_sample(int dev, int pid, long timestampMicros, int sm, int mem);
+  }
+
+  private static Path library;
+  private static Control control;
+
+  private FakeNvmlLibrary() {}
+
+  static synchronized Path path() {
+    if (library != null) {
+      return library;
+    }
+    Path source = Path.of("../nvml/src/test/c/fake_nvml.c").toAbsolutePath().normalize();
+    Path out = Path.of("target/fake-nvml/libnvidia-ml.so.1").toAbsolutePath();
+    try {
+      Files.createDirectories(out.getParent());
+      Process gcc =
+          new ProcessBuilder(List.of("gcc", "-shared", "-fPIC", "-O2", "-o", out.toString(), source.toString()))
+              .redirectErrorStream(true)
+              .start();
+      String output = new String(gcc.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      if (!gcc.waitFor(120, TimeUnit.SECONDS) || gcc.exitValue() != 0) {
+        throw new IllegalStateException("gcc failed: " + output);
+      }
+    } catch (IOException e) {
+      throw new IllegalStateException("these tests need gcc to build the fake libnvidia-ml: " + e, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+    library = out;
+    return library;
+  }
+
+  static synchronized Control control() {
+    if (control == null) {
+      control = Native.load(path().toString(), Control.class);
+    }
+    return control;
+  }
+}

@@ -1,0 +1,73 @@
+package dev.gputop.agent;
+
+import dev.gputop.config.ExportedHistogram;
+import dev.gputop.config.HealthStatus;
+import dev.gputop.config.Receiver;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+/** A receiver whose published state the test sets; counts refreshes and closes. Thread-safe. */
+final class FakeReceiver implements Receiver {
+
+  final String name;
+  final AtomicInteger refreshes = new AtomicInteger();
+  final AtomicInteger closes = new AtomicInteger();
+  final AtomicReference<Map<String, Object>> sections = new AtomicReference<>(Map.of());
+  final AtomicReference<HealthStatus> health = new AtomicReference<>(HealthStatus.healthy());
+  final AtomicReference<List<ExportedHistogram>> histograms = new AtomicReference<>(List.of());
+  /** Counted down on every refresh, so tests wait for refreshes instead of sleeping. */
+  volatile CountDownLatch refreshed = new CountDownLatch(1);
+  /** When set, refresh() blocks until it is counted down (a slow scrape). */
+  volatile CountDownLatch block;
+  volatile RuntimeException throwOnRefresh;
+
+  FakeReceiver(String name) {
+    this.name = name;
+  }
+
+  @Override
+  public String name() {
+    return name;
+  }
+
+  @Override
+  public void refresh() {
+    refreshes.incrementAndGet();
+    refreshed.countDown();
+    CountDownLatch b = block;
+    if (b != null) {
+      try {
+        b.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    RuntimeException t = throwOnRefresh;
+    if (t != null) {
+      throw t;
+    }
+  }
+
+  @Override
+  public HealthStatus health() {
+    return health.get();
+  }
+
+  @Override
+  public Map<String, Object> snapshotSections() {
+    return sections.get();
+  }
+
+  @Override
+  public List<ExportedHistogram> exportedHistograms() {
+    return histograms.get();
+  }
+
+  @Override
+  public void close() {
+    closes.incrementAndGet();
+  }
+}

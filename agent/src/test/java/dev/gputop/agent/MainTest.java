@@ -1,0 +1,142 @@
+package dev.gputop.agent;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+class MainTest {
+
+  @TempDir Path dir;
+
+  /** One CLI run: exit code, stdout, stderr. */
+  record Result(int code, String out, String err) {}
+
+  static Result run(String... args) {
+    CommandLine cl = Main.commandLine();
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    cl.setOut(new PrintWriter(out, true));
+    cl.setErr(new PrintWriter(err, true));
+    int code = cl.execute(args);
+    return new Result(code, out.toString(), err.toString());
+  }
+
+  private Path file(String name, String text) throws Exception {
+    Path p = dir.resolve(name);
+    Files.writeString(p, text);
+    return p;
+  }
+
+  @Test
+  void checkConfig_unknownKeyExits1NamingKeyAndLine() throws Exception {
+    Path f = file("a.yaml", "refresh:\n  normal: 2s\ninference:\n  windoww: 1m\n");
+    Result r = run("check-config", "--config", f.toString());
+    assertThat(r.code()).isEqualTo(ExitCodes.CONFIG);
+    assertThat(r.err()).contains("line 4").contains("inference.windoww").contains("unknown key");
+  }
+
+  @Test
+  void checkConfig_badValueExits1NamingKeyAndLine() throws Exception {
+    Path f = file("b.yaml", "# comment\ninference:\n  scrape:\n    timeout: soon\n");
+    Result r = run("check-config", "-c", f.toString());
+    assertThat(r.code()).isEqualTo(ExitCodes.CONFIG);
+    assertThat(r.err()).contains("line 4").contains("inference.scrape.timeout").contains("soon");
+  }
+
+  @Test
+  void run_badConfigExits1BeforeStartingAnything() throws Exception {
+    Path f = file("c.yaml", "listen: nowhere\n");
+    Result r = run("run", "--config", f.toString());
+    assertThat(r.code()).isEqualTo(ExitCodes.CONFIG);
+    assertThat(r.err()).contains("line 1").contains("listen");
+  }
+
+  @Test
+  void checkConfig_missingFileExits2() {
+    Result r = run("check-config", "--config", dir.resolve("absent.yaml").toString());
+    assertThat(r.code()).isEqualTo(ExitCodes.IO);
+    assertThat(r.err()).contains("absent.yaml");
+  }
+
+  @Test
+  void unknownOption_exits1WithTheOption() {
+    Result r = run("snapshot", "--frobnicate");
+    assertThat(r.code()).isEqualTo(ExitCodes.CONFIG);
+    assertThat(r.err()).contains("--frobnicate");
+    Result d = run("snapshot", "--for", "soon");
+    assertThat(d.code()).isEqualTo(ExitCodes.CONFIG);
+    assertThat(d.err()).contains("soon");
+  }
+
+  @Test
+  void checkConfig_validPrintsEffectiveConfigWithoutSecrets() throws Exception {
+    Path f = file("ok.yaml",
+        "inference:\n  endpoints:\n    - name: chat\n      url: http://10.0.0.5:8000/metrics\n"
+            + "      headers:\n        Authorization: Bearer hunter2\n");
+    Result r = run("check-config", "--config", f.toString());
+    assertThat(r.code()).isEqualTo(ExitCodes.OK);
+    assertThat(r.out())
+        .contains("configuration OK")
+        .contains("normal: 3s")
+        .contains("url: http://10.0.0.5:8000/metrics")
+        .contains("Authorization: <redacted>")
+        .doesNotContain("hunter2");
+  }
+
+  @Test
+  void run_listenPortInUseExits2() throws Exception {
+    try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      Path f = file("p.yaml", "listen: 127.0.0.1:" + taken.getLocalPort() + "\nnvml:\n  enabled: false\n"
+          + "inference:\n  enabled: false\n");
+      Result r = run("run", "--config", f.toString());
+      assertThat(r.code()).isEqualTo(ExitCodes.IO);
+      assertThat(r.err()).contains("can't listen on 127.0.0.1:" + taken.getLocalPort());
+    }
+  }
+
+  @Test
+  void snapshot_printsOneSchemaValidDocument() throws Exception {
+    Path f = file("s.yaml", "refresh:\n  normal: 100ms\nnvml:\n  enabled: false\ninference:\n  discovery:\n    enabled: false\n");
+    Result r = run("snapshot", "--config", f.toString(), "--for", "200ms", "--json");
+    assertThat(r.code()).isEqualTo(ExitCodes.OK);
+    JsonNode doc = new ObjectMapper().readTree(r.out());
+    assertThat(SnapshotSchema.errors(doc)).isEmpty();
+    assertThat(doc.get("health").get("nvml").get("reasons").get(0).asText()).isEqualTo("disabled");
+  }
+
+  @Test
+  void demo_drawsTheTableUntilItsTimeIsUp() throws Exception {
+    Path f = file("d.yaml", "listen: 127.0.0.1:0\nnvml:\n  enabled: false\n");
+    Result r = run("demo", "--config", f.toString(), "--for", "1s", "--plain");
+    assertThat(r.code()).isEqualTo(ExitCodes.OK);
+    assertThat(r.out()).contains("gputop-agent demo").contains("SERVER").contains("Overview:").contains("Alerts:");
+  }
+
+  @Test
+  void everyCommand_hasHelpAndConfig() {
+    for (String cmd : List.of("run", "snapshot", "check-config", "demo", "version")) {
+      Result r = run(cmd, "--help");
+      assertThat(r.code()).as(cmd).isEqualTo(ExitCodes.OK);
+      assertThat(r.out()).as(cmd).contains("--config");
+    }
+    assertThat(run("--help").out()).contains("run").contains("snapshot").contains("check-config");
+  }
+
+  @Test
+  void version_printsTheVersion() {
+    Result r = run("version");
+    assertThat(r.code()).isEqualTo(ExitCodes.OK);
+    assertThat(r.out()).startsWith("gputop-agent ");
+  }
+}

@@ -1,0 +1,36 @@
+package dev.gputop.agent;
+
+import dev.gputop.config.AgentConfig;
+import dev.gputop.config.Receiver;
+import dev.gputop.config.ReceiverContext;
+import dev.gputop.config.ReceiverProvider;
+
+/**
+ * Registered in the test classpath's META-INF/services so a test can see the runtime find
+ * providers through ServiceLoader. Enabled only while a test sets {@link #receiver}, so it stays
+ * out of every other test.
+ */
+public final class ServiceLoadedTestProvider implements ReceiverProvider {
+
+  static volatile FakeReceiver receiver;
+
+  @Override
+  public String name() {
+    return "service-loaded-test";
+  }
+
+  @Override
+  public int order() {
+    return 1000;
+  }
+
+  @Override
+  public boolean enabled(AgentConfig config) {
+    return receiver != null;
+  }
+
+  @Override
+  public Receiver create(ReceiverContext context) {
+    return receiver;
+  }
+}

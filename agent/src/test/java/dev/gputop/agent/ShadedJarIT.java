@@ -1,0 +1,98 @@
+package dev.gputop.agent;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.net.http.HttpClient;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.jar.JarFile;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The shaded jar as a user runs it: a separate process. */
+class ShadedJarIT {
+
+  @TempDir Path dir;
+
+  private final HttpClient http = HttpClient.newHttpClient();
+  private final ObjectMapper json = new ObjectMapper();
+
+  @Test
+  void jar_bundlesOnlyRelocatedPackagesBesidesJna() throws Exception {
+    List<String> stray = new ArrayList<>();
+    try (JarFile jar = new JarFile(AgentProcess.jar().toFile())) {
+      for (String name : Collections.list(jar.entries()).stream().map(e -> e.getName()).toList()) {
+        boolean topLevelResource = !name.contains("/") && !name.endsWith(".class");
+        if (!(name.startsWith("dev/gputop/") || name.startsWith("com/sun/jna/") || name.startsWith("META-INF/")
+            || name.equals("dev/") || name.equals("com/") || name.equals("com/sun/") || topLevelResource)) {
+          stray.add(name);
+        }
+      }
+      assertThat(stray).isEmpty();
+      assertThat(jar.getManifest().getMainAttributes().getValue("Main-Class")).isEqualTo("dev.gputop.agent.Main");
+      // ServiceLoader files are merged and relocated with the classes they name.
+      assertThat(jar.getEntry("META-INF/services/dev.gputop.shaded.io.opentelemetry.sdk.autoconfigure.spi.metrics.ConfigurableMetricExporterProvider")).isNotNull();
+      assertThat(jar.getEntry("snapshot.schema.json")).isNotNull();
+    }
+  }
+
+  @Test
+  void version_exits0() throws Exception {
+    try (AgentProcess p = AgentProcess.start(dir, Map.of(), "version")) {
+      assertThat(p.waitFor(Duration.ofSeconds(30))).isEqualTo(ExitCodes.OK);
+      assertThat(p.out()).startsWith("gputop-agent ").doesNotContain("dev\n");
+    }
+  }
+
+  @Test
+  void checkConfig_unknownKeyExits1NamingKeyAndLine() throws Exception {
+    Path f = dir.resolve("bad.yaml");
+    Files.writeString(f, "refresh:\n  normal: 3s\nnvml:\n  enabled: true\n  libary: /opt/libnvidia-ml.so.1\n");
+    try (AgentProcess p = AgentProcess.start(dir, Map.of(), "check-config", "--config", f.toString())) {
+      assertThat(p.waitFor(Duration.ofSeconds(30))).isEqualTo(ExitCodes.CONFIG);
+      assertThat(p.err()).contains("line 5").contains("nvml.libary").contains("unknown key");
+    }
+  }
+
+  @Test
+  void run_badValueExits1NamingKeyAndLine() throws Exception {
+    Path f = dir.resolve("bad.yaml");
+    Files.writeString(f, "inference:\n  endpoints:\n    - name: chat\n      url: ftp://10.0.0.5/metrics\n");
+    try (AgentProcess p = AgentProcess.start(dir, Map.of(), "run", "--config", f.toString())) {
+      assertThat(p.waitFor(Duration.ofSeconds(30))).isEqualTo(ExitCodes.CONFIG);
+      assertThat(p.err()).contains("line 4").contains("inference.endpoints[0].url");
+    }
+  }
+
+  @Test
+  void run_servesTheListenerAndExitsWithin5sOfSigterm() throws Exception {
+    Path f = dir.resolve("agent.yaml");
+    Files.writeString(f, "listen: 127.0.0.1:0\nrefresh:\n  normal: 500ms\nnvml:\n  enabled: false\n"
+        + "inference:\n  discovery:\n    enabled: false\n");
+    try (AgentProcess p = AgentProcess.start(dir, Map.of(), "run", "--config", f.toString())) {
+      String url = p.awaitListener(Duration.ofSeconds(30));
+
+      HttpResponse<String> snapshot = AgentProcess.get(http, url + "/api/snapshot");
+      assertThat(snapshot.statusCode()).isEqualTo(200);
+      JsonNode doc = json.readTree(snapshot.body());
+      assertThat(SnapshotSchema.errors(doc)).isEmpty();
+      assertThat(doc.get("health").get("nvml").get("state").asText()).isEqualTo("unavailable");
+      assertThat(AgentProcess.get(http, url + "/metrics").statusCode()).isEqualTo(200);
+      assertThat(AgentProcess.get(http, url + "/healthz").statusCode()).isIn(200, 503);
+
+      long t0 = System.nanoTime();
+      p.process.destroy(); // SIGTERM
+      p.waitFor(Duration.ofSeconds(10));
+      long ms = (System.nanoTime() - t0) / 1_000_000;
+      assertThat(ms).as("exit after SIGTERM, ms").isLessThan(5000);
+    }
+  }
+}

@@ -1,0 +1,434 @@
+package dev.gputop.inference;
+
+import dev.gputop.config.Clock;
+import dev.gputop.config.EndpointConfig;
+import dev.gputop.config.ExportedHistogram;
+import dev.gputop.config.HealthStatus;
+import dev.gputop.config.InferenceConfig;
+import dev.gputop.config.Receiver;
+import dev.gputop.config.ScrapeConfig;
+import dev.gputop.inference.discovery.DiscoveredServer;
+import dev.gputop.inference.discovery.DiscoveryResult;
+import dev.gputop.inference.discovery.ServerDiscovery;
+import dev.gputop.inference.engine.Engine;
+import dev.gputop.inference.engine.EngineMapper;
+import dev.gputop.inference.engine.ServerScrape;
+import dev.gputop.inference.export.Alert;
+import dev.gputop.inference.export.DiscoverySection;
+import dev.gputop.inference.export.HistogramExports;
+import dev.gputop.inference.export.InferenceMetrics;
+import dev.gputop.inference.export.InferenceSnapshot;
+import dev.gputop.inference.export.ModelEntry;
+import dev.gputop.inference.export.ServerEntry;
+import dev.gputop.inference.export.ServingOverview;
+import dev.gputop.inference.export.StatsPoint;
+import dev.gputop.inference.parse.Exposition;
+import dev.gputop.inference.parse.ExpositionFormatException;
+import dev.gputop.inference.parse.ExpositionParser;
+import dev.gputop.inference.parse.ParserLimits;
+import dev.gputop.inference.scrape.ScrapeResult;
+import dev.gputop.inference.scrape.ScrapeTarget;
+import dev.gputop.inference.scrape.Scraper;
+import dev.gputop.inference.stats.ServerStats;
+import dev.gputop.inference.stats.WindowStatistics;
+import dev.gputop.inference.window.ServerWindow;
+import dev.gputop.nvml.ProcessOwnerLookup;
+import io.opentelemetry.api.OpenTelemetry;
+import io.opentelemetry.api.common.Attributes;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * The inference receiver: on each refresh it gathers the targets (configured endpoints, then
+ * discovered servers whose URL is not configured), scrapes them all, parses each body with that
+ * server's own {@link ExpositionParser}, maps it to concepts ({@link EngineMapper}), adds it to
+ * the server's {@link ServerWindow}, computes {@link WindowStatistics} and publishes one immutable
+ * {@link InferenceSnapshot}. Servers that are no longer targets are dropped at once, with their
+ * window and parser, so state is bounded by the number of live servers.
+ *
+ * <p>Threading: {@link #refresh()} runs on one agent thread at a time; every other method, the
+ * metric callbacks and {@link #serverFor(long)} read the latest snapshot through an {@link
+ * AtomicReference} and never block. Thread-safe.
+ */
+public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
+
+  private static final Logger logger = Logger.getLogger(InferenceReceiver.class.getName());
+
+  static final String CONFIGURED = "configured";
+  static final String DISCOVERED = "discovered";
+  static final double KV_CACHE_FULL = 0.95;
+
+  private final InferenceConfig config;
+  private final Scraper scraper;
+  private final ServerDiscovery discovery;
+  private final Clock clock;
+  private final int maxScrapes;
+  private final EngineMapper mapper = new EngineMapper();
+  private final Map<String, ServerState> states = new LinkedHashMap<>();
+  private final AtomicReference<InferenceSnapshot> snapshot =
+      new AtomicReference<>(InferenceSnapshot.empty());
+  private final InferenceMetrics metrics;
+  private final AtomicBoolean closed = new AtomicBoolean();
+
+  /**
+   * @param config {@code inference.*}
+   * @param refresh {@code refresh.normal}, to size each server's ring of scrapes
+   * @param scraper scrapes every target of a cycle; closed with the receiver
+   * @param discovery finds local servers, or null for none; closed with the receiver
+   * @param clock the agent's clock; windows are keyed by its monotonic time
+   * @param openTelemetry where the gauges are registered
+   */
+  InferenceReceiver(
+      InferenceConfig config,
+      Duration refresh,
+      Scraper scraper,
+      ServerDiscovery discovery,
+      Clock clock,
+      OpenTelemetry openTelemetry) {
+    this.config = Objects.requireNonNull(config, "config");
+    this.scraper = Objects.requireNonNull(scraper, "scraper");
+    this.discovery = discovery;
+    this.clock = Objects.requireNonNull(clock, "clock");
+    // Enough slots for the window at the refresh rate, with slack for jitter; never unbounded.
+    long perWindow = config.window().toNanos() / Math.max(1, refresh.toNanos());
+    this.maxScrapes = (int) Math.max(4, Math.min(1024, perWindow * 2 + 4));
+    this.metrics = new InferenceMetrics(openTelemetry, snapshot::get);
+  }
+
+  @Override
+  public String name() {
+    return "inference";
+  }
+
+  @Override
+  public void refresh() {
+    if (closed.get()) {
+      return;
+    }
+    try {
+      cycle();
+    } catch (RuntimeException e) {
+      // A bug must not stop the agent's scheduler: say so in health and keep the last values.
+      logger.log(Level.SEVERE, "inference refresh failed", e);
+      InferenceSnapshot last = snapshot.get();
+      snapshot.set(new InferenceSnapshot(last.servers(), last.overview(), last.alerts(), last.discovery(),
+          HealthStatus.unhealthy(List.of("internal error in the inference receiver: " + e)),
+          last.points(), last.up(), last.histograms(), last.owners()));
+    }
+  }
+
+  /** One target of a cycle. */
+  private record Target(
+      String name, URI url, String source, List<Integer> gpus, List<Long> pids, ScrapeTarget scrape) {
+    String key() {
+      return source + " " + name + " " + url;
+    }
+  }
+
+  private void cycle() {
+    long nanos = clock.nanoTime();
+    long epoch = clock.epochNanos();
+    DiscoveryResult found = discover();
+    List<String> notes = new ArrayList<>(found.notes());
+    List<Target> targets = targets(found, notes);
+
+    List<ScrapeTarget> scrapeTargets = new ArrayList<>(targets.size());
+    for (Target t : targets) {
+      scrapeTargets.add(t.scrape());
+    }
+    List<ScrapeResult> results;
+    try {
+      results = scrapeTargets.isEmpty() ? List.of() : scraper.scrapeAll(scrapeTargets);
+    } catch (RuntimeException e) {
+      logger.log(Level.WARNING, "scraping failed", e);
+      results = List.of();
+    }
+
+    Set<String> live = new HashSet<>();
+    List<ServerEntry> entries = new ArrayList<>();
+    List<StatsPoint> points = new ArrayList<>();
+    List<StatsPoint> modelPoints = new ArrayList<>();
+    Map<Attributes, Long> up = new HashMap<>();
+    List<ExportedHistogram> histograms = new ArrayList<>();
+    List<Alert> alerts = new ArrayList<>();
+    List<String> unhealthy = new ArrayList<>();
+    Map<Long, String> owners = new HashMap<>();
+
+    for (int i = 0; i < targets.size(); i++) {
+      Target t = targets.get(i);
+      live.add(t.key());
+      ServerState st = states.computeIfAbsent(t.key(), k -> newState(t));
+      ScrapeResult r = i < results.size() ? results.get(i) : null;
+      st.accept(r, nanos, epoch, mapper);
+
+      String engine = st.engine.id();
+      String state = st.state();
+      ServerStats stats = "down".equals(state) ? ServerStats.EMPTY : WindowStatistics.compute(st.window, null);
+      List<ModelEntry> models = new ArrayList<>();
+      ServerWindow.Entry newest = st.window.newest();
+      if (!"down".equals(state) && newest != null && newest.scrape().models().size() > 1) {
+        for (String model : newest.scrape().models()) {
+          ServerStats ms = WindowStatistics.compute(st.window, model);
+          models.add(modelEntry(model, engine, state, ms));
+          modelPoints.add(StatsPoint.of(t.name(), engine, model, ms));
+        }
+      }
+      entries.add(serverEntry(t, engine, state, st.error, stats, models));
+      points.add(StatsPoint.of(t.name(), engine, null, stats));
+      up.put(StatsPoint.upAttributes(t.name(), engine, state), "down".equals(state) ? 0L : 1L);
+      if (!"down".equals(state) && st.engine != Engine.UNKNOWN) {
+        histograms.addAll(HistogramExports.of(t.name(), engine, st.window));
+      }
+      for (Long pid : t.pids()) {
+        owners.putIfAbsent(pid, t.name());
+      }
+      if (stats.kvCacheUsage() != null && stats.kvCacheUsage() >= KV_CACHE_FULL
+          && stats.waiting() != null && stats.waiting() > 0) {
+        alerts.add(new Alert("kv_cache_full", t.name(), String.format(Locale.ROOT,
+            "KV cache %.0f%% used while %d requests wait", stats.kvCacheUsage() * 100, stats.waiting())));
+      }
+      if (CONFIGURED.equals(t.source()) && "down".equals(state)) {
+        String why = "configured endpoint " + t.name() + " (" + t.url() + ") can't be scraped: " + st.error;
+        alerts.add(new Alert("inference_unhealthy", t.name(), why));
+        unhealthy.add(why);
+      }
+    }
+    // Servers that left discovery (or config) leave now, with everything they held.
+    states.keySet().retainAll(live);
+
+    points.addAll(modelPoints);
+    HealthStatus health = unhealthy.isEmpty() ? HealthStatus.healthy() : HealthStatus.unhealthy(unhealthy);
+    snapshot.set(new InferenceSnapshot(entries, overview(entries), alerts,
+        new DiscoverySection(found.skipped(), notes), health, points, up, histograms, owners));
+  }
+
+  private DiscoveryResult discover() {
+    if (discovery == null) {
+      return DiscoveryResult.empty();
+    }
+    try {
+      DiscoveryResult r = discovery.discover();
+      return r == null ? DiscoveryResult.empty() : r;
+    } catch (RuntimeException e) {
+      logger.log(Level.WARNING, "discovery failed", e);
+      return new DiscoveryResult(List.of(), List.of(), List.of("discovery failed: " + e));
+    }
+  }
+
+  /** Configured endpoints first, then discovered servers that are not configured under their URL. */
+  private List<Target> targets(DiscoveryResult found, List<String> notes) {
+    Map<String, DiscoveredServer> byUrl = new HashMap<>();
+    for (DiscoveredServer d : found.servers()) {
+      byUrl.putIfAbsent(sameUrl(d.url()), d);
+    }
+    List<Target> out = new ArrayList<>();
+    Set<String> urls = new HashSet<>();
+    Set<String> names = new HashSet<>();
+    for (EndpointConfig e : config.endpoints()) {
+      String u = sameUrl(e.url());
+      // A configured endpoint that discovery also found gets its GPUs and PIDs.
+      DiscoveredServer d = byUrl.get(u);
+      out.add(new Target(e.name(), e.url(), CONFIGURED,
+          d == null ? List.of() : d.gpus(), d == null ? List.of() : d.pids(),
+          new ScrapeTarget(e.name(), e.url(), e.headers(), e.bearerTokenFile(), e.tls())));
+      urls.add(u);
+      names.add(e.name());
+    }
+    for (DiscoveredServer d : found.servers()) {
+      String u = sameUrl(d.url());
+      if (!urls.add(u)) {
+        continue; // configured under its URL, or found twice
+      }
+      if (!names.add(d.name())) {
+        notes.add("discovered " + d.name() + " at " + d.url()
+            + " is not scraped: a configured endpoint has the same name");
+        continue;
+      }
+      out.add(new Target(d.name(), d.url(), DISCOVERED, d.gpus(), d.pids(), ScrapeTarget.of(d.name(), d.url())));
+    }
+    return out;
+  }
+
+  /** URLs are the same server when they differ only in letter case of scheme and host. */
+  private static String sameUrl(URI url) {
+    URI n = url.normalize();
+    String scheme = n.getScheme() == null ? "" : n.getScheme().toLowerCase(Locale.ROOT);
+    String host = n.getHost() == null ? "" : n.getHost().toLowerCase(Locale.ROOT);
+    return scheme + "://" + host + ":" + n.getPort() + n.getRawPath()
+        + (n.getRawQuery() == null ? "" : "?" + n.getRawQuery());
+  }
+
+  private ServerState newState(Target t) {
+    ScrapeConfig s = config.scrape();
+    ParserLimits limits = new ParserLimits(s.maxLineLength(), s.maxSeries(), s.maxLabels());
+    if (logger.isLoggable(Level.INFO)) {
+      logger.info("inference server " + t.name() + " (" + t.source() + ") at " + t.url());
+    }
+    return new ServerState(t.name(), CONFIGURED.equals(t.source()), new ExpositionParser(limits),
+        new ServerWindow(config.window(), maxScrapes));
+  }
+
+  private static ServerEntry serverEntry(
+      Target t, String engine, String state, String error, ServerStats s, List<ModelEntry> models) {
+    return new ServerEntry(t.name(), engine, t.url().toString(), t.source(), state, error,
+        t.gpus(), t.pids(), s.running(), s.waiting(), s.kvCacheUsage(), s.prefixHitRatio(),
+        s.requestsPerSecond(), s.promptTokensPerSecond(), s.generationTokensPerSecond(),
+        s.preemptionsPerSecond(), s.ttft(), s.itl(), s.e2e(), s.queue(), models);
+  }
+
+  private static ModelEntry modelEntry(String model, String engine, String state, ServerStats s) {
+    return new ModelEntry(model, engine, state, null, s.running(), s.waiting(), s.kvCacheUsage(),
+        s.prefixHitRatio(), s.requestsPerSecond(), s.promptTokensPerSecond(),
+        s.generationTokensPerSecond(), s.preemptionsPerSecond(), s.ttft(), s.itl(), s.e2e(), s.queue());
+  }
+
+  static ServingOverview overview(List<ServerEntry> servers) {
+    Double worstTtft = null;
+    Double worstItl = null;
+    Double generation = null;
+    Integer waiting = null;
+    for (ServerEntry e : servers) {
+      worstTtft = max(worstTtft, e.ttft() == null ? null : e.ttft().p99());
+      worstItl = max(worstItl, e.itl() == null ? null : e.itl().p50());
+      if (e.generationTokensPerSecond() != null) {
+        generation = (generation == null ? 0 : generation) + e.generationTokensPerSecond();
+      }
+      if (e.waiting() != null) {
+        waiting = (waiting == null ? 0 : waiting) + e.waiting();
+      }
+    }
+    return new ServingOverview(worstTtft, worstItl, generation, waiting);
+  }
+
+  private static Double max(Double a, Double b) {
+    if (b == null) {
+      return a;
+    }
+    return a == null ? b : Math.max(a, b);
+  }
+
+  @Override
+  public HealthStatus health() {
+    return snapshot.get().health();
+  }
+
+  @Override
+  public Map<String, Object> snapshotSections() {
+    return snapshot.get().sections();
+  }
+
+  @Override
+  public List<ExportedHistogram> exportedHistograms() {
+    return snapshot.get().histograms();
+  }
+
+  /** The latest published snapshot. */
+  InferenceSnapshot snapshot() {
+    return snapshot.get();
+  }
+
+  @Override
+  public String serverFor(long pid) {
+    return snapshot.get().owners().get(pid);
+  }
+
+  @Override
+  public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    metrics.close();
+    try {
+      scraper.close();
+    } finally {
+      if (discovery != null) {
+        discovery.close();
+      }
+    }
+  }
+
+  /** What the receiver keeps per server between cycles. Used by the refresh thread only. */
+  private static final class ServerState {
+    final String name;
+    final boolean configured;
+    final ExpositionParser parser;
+    final ServerWindow window;
+    Engine engine = Engine.UNKNOWN;
+    boolean ok;
+    boolean scraped;
+    String error;
+
+    ServerState(String name, boolean configured, ExpositionParser parser, ServerWindow window) {
+      this.name = name;
+      this.configured = configured;
+      this.parser = parser;
+      this.window = window;
+    }
+
+    void accept(ScrapeResult r, long nanos, long epoch, EngineMapper mapper) {
+      boolean wasOk = ok;
+      boolean first = !scraped;
+      String failure = null;
+      if (r == null) {
+        failure = "not scraped";
+      } else if (!r.ok()) {
+        failure = r.error() != null ? r.error() : r.outcome().attributeValue();
+      } else {
+        try {
+          Exposition e = parser.parse(r.body(), 0, r.length());
+          ServerScrape s = mapper.map(e);
+          long at = sampleTime(r, nanos, epoch);
+          String restart = window.add(at, r.startEpochNanos() > 0 ? r.startEpochNanos() : epoch, s);
+          if (restart != null) {
+            logger.info("inference server " + name + ": statistics window restarted: " + restart);
+          }
+          engine = s.engine();
+        } catch (ExpositionFormatException ex) {
+          failure = "malformed exposition: " + ex.getMessage();
+        } catch (RuntimeException ex) {
+          failure = "can't read exposition: " + ex;
+        }
+      }
+      scraped = true;
+      ok = failure == null;
+      error = failure;
+      // Log transitions only: a server that stays down does not flood the log.
+      if (!ok && (wasOk || first)) {
+        logger.log(configured ? Level.WARNING : Level.FINE,
+            "inference server " + name + " is down: " + failure);
+      } else if (ok && !wasOk) {
+        logger.fine("inference server " + name + " is up");
+      }
+    }
+
+    /**
+     * The scrape's start on the monotonic clock: the cycle's start plus how long after it the
+     * scrape began (by the wall clock), when that offset is plausible.
+     */
+    private static long sampleTime(ScrapeResult r, long nanos, long epoch) {
+      long offset = r.startEpochNanos() - epoch;
+      return offset >= 0 && offset < 60_000_000_000L ? nanos + offset : nanos;
+    }
+
+    String state() {
+      if (!ok) {
+        return "down";
+      }
+      // An unknown engine has nothing to compute over a window: it is simply up.
+      return engine == Engine.UNKNOWN || window.size() >= 2 ? "up" : "starting";
+    }
+  }
+}

@@ -1,0 +1,49 @@
+package dev.gputop.inference;
+
+import dev.gputop.config.AgentConfig;
+import dev.gputop.config.InferenceConfig;
+import dev.gputop.config.Receiver;
+import dev.gputop.config.ReceiverContext;
+import dev.gputop.config.ReceiverProvider;
+import dev.gputop.inference.discovery.ProcessDiscovery;
+import dev.gputop.inference.scrape.HttpScraper;
+import dev.gputop.nvml.GpuProcessSource;
+import dev.gputop.nvml.ProcessOwnerLookup;
+
+/**
+ * Creates the inference receiver ({@code inference.enabled}, on by default) with the real HTTP
+ * scraper and process discovery, and publishes its {@link ProcessOwnerLookup} so that per-process
+ * GPU metrics can name the server a process belongs to. Registered in {@code
+ * META-INF/services/dev.gputop.config.ReceiverProvider}; order 200, after NVML (100), whose
+ * {@link GpuProcessSource} discovery reads on every pass.
+ */
+public final class InferenceReceiverProvider implements ReceiverProvider {
+
+  @Override
+  public String name() {
+    return "inference";
+  }
+
+  @Override
+  public int order() {
+    return 200;
+  }
+
+  @Override
+  public boolean enabled(AgentConfig config) {
+    return config.inference().enabled();
+  }
+
+  @Override
+  public Receiver create(ReceiverContext context) {
+    AgentConfig agent = context.config();
+    InferenceConfig config = agent.inference();
+    HttpScraper scraper = new HttpScraper(config.scrape(), context.clock(), context.openTelemetry());
+    ProcessDiscovery discovery = new ProcessDiscovery(
+        config.discovery(), agent.kubernetes(), () -> context.lookup(GpuProcessSource.class), context.clock());
+    InferenceReceiver receiver = new InferenceReceiver(
+        config, agent.refreshNormal(), scraper, discovery, context.clock(), context.openTelemetry());
+    context.publish(ProcessOwnerLookup.class, receiver);
+    return receiver;
+  }
+}

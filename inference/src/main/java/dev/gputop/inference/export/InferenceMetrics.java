@@ -1,0 +1,194 @@
+package dev.gputop.inference.export;
+
+import dev.gputop.inference.stats.LatencyStats;
+import dev.gputop.inference.stats.ServerStats;
+import io.opentelemetry.api.OpenTelemetry;
+import io.opentelemetry.api.common.Attributes;
+import io.opentelemetry.api.metrics.Meter;
+import io.opentelemetry.api.metrics.ObservableDoubleMeasurement;
+import io.opentelemetry.api.metrics.ObservableLongMeasurement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * The inference receiver's observable gauges (docs/metrics.md, "Inference receiver: windowed
+ * serving statistics"). Every callback reads the latest published {@link InferenceSnapshot} and
+ * records its precomputed points; no I/O, no computation beyond a field read. A value that is N/A
+ * has no data point.
+ *
+ * <p>Thread-safe: callbacks may run on any SDK thread. {@link #close()} unregisters every
+ * callback and is idempotent.
+ */
+public final class InferenceMetrics implements AutoCloseable {
+
+  private static final Logger logger = Logger.getLogger(InferenceMetrics.class.getName());
+
+  /** The instrumentation scope name of every instrument here. */
+  public static final String SCOPE = "dev.gputop.inference";
+
+  private final Supplier<InferenceSnapshot> snapshot;
+  private final List<AutoCloseable> registrations = new ArrayList<>();
+  private boolean closed;
+
+  /**
+   * Registers the gauges with {@code openTelemetry}.
+   *
+   * @param snapshot gives the latest snapshot; must be cheap and never block
+   */
+  public InferenceMetrics(OpenTelemetry openTelemetry, Supplier<InferenceSnapshot> snapshot) {
+    this.snapshot = snapshot;
+    Meter meter = openTelemetry.getMeter(SCOPE);
+    registrations.add(
+        meter.gaugeBuilder("gputop.inference.up")
+            .setDescription("1 when the last scrape of the server succeeded, else 0.")
+            .setUnit("1")
+            .ofLongs()
+            .buildWithCallback(this::recordUp));
+    longGauge(meter, "gputop.inference.requests.running", "{request}",
+        "Requests in the batch.", ServerStats::running);
+    longGauge(meter, "gputop.inference.requests.waiting", "{request}",
+        "Requests queued for admission.", ServerStats::waiting);
+    doubleGauge(meter, "gputop.inference.kv_cache.usage", "1",
+        "Fraction of KV-cache blocks in use (0-1).", ServerStats::kvCacheUsage);
+    doubleGauge(meter, "gputop.inference.prefix_cache.hit_ratio", "1",
+        "Prefix-cache hits / queries over the window.", ServerStats::prefixHitRatio);
+    doubleGauge(meter, "gputop.inference.request.rate", "{request}/s",
+        "Completed requests per second over the window.", ServerStats::requestsPerSecond);
+    doubleGauge(meter, "gputop.inference.prompt_tokens.rate", "{token}/s",
+        "Prompt tokens per second over the window.", ServerStats::promptTokensPerSecond);
+    doubleGauge(meter, "gputop.inference.generation_tokens.rate", "{token}/s",
+        "Generated tokens per second over the window.", ServerStats::generationTokensPerSecond);
+    doubleGauge(meter, "gputop.inference.preemption.rate", "{request}/s",
+        "Preemptions per second over the window.", ServerStats::preemptionsPerSecond);
+    latency(meter, "ttft", "Time to first token", ServerStats::ttft);
+    latency(meter, "itl", "Inter-token latency", ServerStats::itl);
+    latency(meter, "e2e", "End-to-end request latency", ServerStats::e2e);
+    latency(meter, "queue", "Time waiting before scheduling", ServerStats::queue);
+  }
+
+  private void recordUp(ObservableLongMeasurement m) {
+    try {
+      for (Map.Entry<Attributes, Long> e : snapshot.get().up().entrySet()) {
+        m.record(e.getValue(), e.getKey());
+      }
+    } catch (RuntimeException e) {
+      logger.log(Level.FINE, "inference up callback failed", e);
+    }
+  }
+
+  private void doubleGauge(
+      Meter meter, String name, String unit, String description, Function<ServerStats, Double> value) {
+    registrations.add(
+        meter.gaugeBuilder(name).setDescription(description).setUnit(unit).buildWithCallback(m -> {
+          try {
+            for (StatsPoint p : snapshot.get().points()) {
+              Double v = value.apply(p.stats());
+              if (v != null && Double.isFinite(v)) {
+                m.record(v, p.attributes());
+              }
+            }
+          } catch (RuntimeException e) {
+            logger.log(Level.FINE, name + " callback failed", e);
+          }
+        }));
+  }
+
+  private void longGauge(
+      Meter meter, String name, String unit, String description, Function<ServerStats, Integer> value) {
+    registrations.add(
+        meter.gaugeBuilder(name).setDescription(description).setUnit(unit).ofLongs().buildWithCallback(m -> {
+          try {
+            for (StatsPoint p : snapshot.get().points()) {
+              Integer v = value.apply(p.stats());
+              if (v != null) {
+                m.record(v, p.attributes());
+              }
+            }
+          } catch (RuntimeException e) {
+            logger.log(Level.FINE, name + " callback failed", e);
+          }
+        }));
+  }
+
+  private void latency(
+      Meter meter, String concept, String what, Function<ServerStats, LatencyStats> value) {
+    String base = "gputop.inference." + concept;
+    registrations.add(
+        meter.gaugeBuilder(base)
+            .setDescription(what + " over the window, by quantile (PromQL histogram_quantile).")
+            .setUnit("s")
+            .buildWithCallback(m -> {
+              try {
+                for (StatsPoint p : snapshot.get().points()) {
+                  LatencyStats l = value.apply(p.stats());
+                  if (l != null) {
+                    record(m, l.p50(), p.p50());
+                    record(m, l.p90(), p.p90());
+                    record(m, l.p99(), p.p99());
+                  }
+                }
+              } catch (RuntimeException e) {
+                logger.log(Level.FINE, base + " callback failed", e);
+              }
+            }));
+    registrations.add(
+        meter.gaugeBuilder(base + ".mean")
+            .setDescription(what + ": mean over the window.")
+            .setUnit("s")
+            .buildWithCallback(m -> {
+              try {
+                for (StatsPoint p : snapshot.get().points()) {
+                  LatencyStats l = value.apply(p.stats());
+                  if (l != null) {
+                    record(m, l.mean(), p.attributes());
+                  }
+                }
+              } catch (RuntimeException e) {
+                logger.log(Level.FINE, base + ".mean callback failed", e);
+              }
+            }));
+    registrations.add(
+        meter.gaugeBuilder(base + ".count")
+            .setDescription(what + ": observations in the window.")
+            .setUnit("{request}")
+            .ofLongs()
+            .buildWithCallback(m -> {
+              try {
+                for (StatsPoint p : snapshot.get().points()) {
+                  LatencyStats l = value.apply(p.stats());
+                  if (l != null && l.count() != null) {
+                    m.record(l.count(), p.attributes());
+                  }
+                }
+              } catch (RuntimeException e) {
+                logger.log(Level.FINE, base + ".count callback failed", e);
+              }
+            }));
+  }
+
+  private static void record(ObservableDoubleMeasurement m, Double v, Attributes a) {
+    if (v != null && Double.isFinite(v)) {
+      m.record(v, a);
+    }
+  }
+
+  @Override
+  public synchronized void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    for (AutoCloseable r : registrations) {
+      try {
+        r.close();
+      } catch (Exception e) {
+        logger.log(Level.FINE, "closing an inference instrument failed", e);
+      }
+    }
+  }
+}

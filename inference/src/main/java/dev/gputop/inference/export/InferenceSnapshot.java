@@ -1,0 +1,71 @@
+package dev.gputop.inference.export;
+
+import dev.gputop.config.ExportedHistogram;
+import dev.gputop.config.HealthStatus;
+import io.opentelemetry.api.common.Attributes;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Everything the inference receiver publishes after one refresh: the JSON sections, the metric
+ * points, the re-exported histograms, health, and which server each PID belongs to. Readers (the
+ * metric callbacks, the HTTP listener, NVML's owner lookups) only ever see a complete one, through
+ * an {@link java.util.concurrent.atomic.AtomicReference}. Immutable.
+ *
+ * @param servers the {@code inference} section
+ * @param overview the {@code overview.serving} section
+ * @param alerts the {@code alerts} section
+ * @param discovery the {@code discovery} section
+ * @param health the receiver's health
+ * @param points the gauge points: server totals, then per-model points
+ * @param up the {@code gputop.inference.up} points: attributes → 1 or 0
+ * @param histograms the servers' own histograms to re-export
+ * @param owners PID → server name
+ */
+public record InferenceSnapshot(
+    List<ServerEntry> servers,
+    ServingOverview overview,
+    List<Alert> alerts,
+    DiscoverySection discovery,
+    HealthStatus health,
+    List<StatsPoint> points,
+    Map<Attributes, Long> up,
+    List<ExportedHistogram> histograms,
+    Map<Long, String> owners) {
+
+  public InferenceSnapshot {
+    servers = List.copyOf(servers);
+    Objects.requireNonNull(overview, "overview");
+    alerts = List.copyOf(alerts);
+    Objects.requireNonNull(discovery, "discovery");
+    Objects.requireNonNull(health, "health");
+    points = List.copyOf(points);
+    up = Map.copyOf(up);
+    histograms = List.copyOf(histograms);
+    owners = Map.copyOf(owners);
+  }
+
+  /** Before the first refresh: nothing known, healthy. */
+  public static InferenceSnapshot empty() {
+    return new InferenceSnapshot(
+        List.of(),
+        new ServingOverview(null, null, null, null),
+        List.of(),
+        new DiscoverySection(List.of(), List.of()),
+        HealthStatus.healthy(),
+        List.of(),
+        Map.of(),
+        List.of(),
+        Map.of());
+  }
+
+  /** The receiver's part of the JSON snapshot. */
+  public Map<String, Object> sections() {
+    return Map.of(
+        "inference", servers,
+        "overview", Map.of("serving", overview),
+        "alerts", alerts,
+        "discovery", discovery);
+  }
+}

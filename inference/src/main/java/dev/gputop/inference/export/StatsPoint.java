@@ -1,0 +1,46 @@
+package dev.gputop.inference.export;
+
+import dev.gputop.inference.stats.ServerStats;
+import io.opentelemetry.api.common.AttributeKey;
+import io.opentelemetry.api.common.Attributes;
+
+/**
+ * The statistics of one server (or one model on it) with the attributes of its data points,
+ * built once per refresh so that metric callbacks allocate nothing but what the SDK asks for.
+ * Immutable.
+ *
+ * @param attributes {@code server}, {@code engine} (and {@code model} for a model's point)
+ * @param p50 the attributes plus {@code quantile=0.5}
+ * @param p90 the attributes plus {@code quantile=0.9}
+ * @param p99 the attributes plus {@code quantile=0.99}
+ * @param stats the values
+ */
+public record StatsPoint(
+    Attributes attributes, Attributes p50, Attributes p90, Attributes p99, ServerStats stats) {
+
+  static final AttributeKey<String> SERVER = AttributeKey.stringKey("server");
+  static final AttributeKey<String> ENGINE = AttributeKey.stringKey("engine");
+  static final AttributeKey<String> MODEL = AttributeKey.stringKey("model");
+  static final AttributeKey<String> QUANTILE = AttributeKey.stringKey("quantile");
+  static final AttributeKey<String> STATE = AttributeKey.stringKey("state");
+
+  /** A point for a server total ({@code model} null) or for one of its models. */
+  public static StatsPoint of(String server, String engine, String model, ServerStats stats) {
+    var b = Attributes.builder().put(SERVER, server).put(ENGINE, engine);
+    if (model != null) {
+      b.put(MODEL, model);
+    }
+    Attributes a = b.build();
+    return new StatsPoint(
+        a,
+        a.toBuilder().put(QUANTILE, "0.5").build(),
+        a.toBuilder().put(QUANTILE, "0.9").build(),
+        a.toBuilder().put(QUANTILE, "0.99").build(),
+        stats);
+  }
+
+  /** The {@code gputop.inference.up} point of a server: its attributes plus {@code state}. */
+  public static Attributes upAttributes(String server, String engine, String state) {
+    return Attributes.of(SERVER, server, ENGINE, engine, STATE, state);
+  }
+}

@@ -1,0 +1,407 @@
+package dev.gputop.inference;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.gputop.config.DiscoveryConfig;
+import dev.gputop.config.EndpointConfig;
+import dev.gputop.config.ExportedHistogram;
+import dev.gputop.config.HealthStatus;
+import dev.gputop.config.InferenceConfig;
+import dev.gputop.config.ReceiverProvider;
+import dev.gputop.config.ScrapeConfig;
+import dev.gputop.config.TlsConfig;
+import dev.gputop.inference.discovery.DiscoveredServer;
+import dev.gputop.inference.discovery.DiscoveryResult;
+import dev.gputop.inference.discovery.ServerDiscovery;
+import dev.gputop.inference.discovery.SkippedProcess;
+import dev.gputop.inference.export.Alert;
+import dev.gputop.inference.export.InferenceSnapshot;
+import dev.gputop.inference.export.ServerEntry;
+import dev.gputop.inference.scrape.ScrapeResult;
+import dev.gputop.inference.scrape.ScrapeTarget;
+import dev.gputop.inference.scrape.Scraper;
+import dev.gputop.inference.testing.ManualClock;
+import dev.gputop.inference.testing.TextExpositions;
+import io.opentelemetry.api.OpenTelemetry;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.ServiceLoader;
+import java.util.Set;
+import java.util.TreeSet;
+import org.junit.jupiter.api.Test;
+
+/** The receiver end to end over a hand-written scraper and discovery, driven by a manual clock. */
+class InferenceReceiverTest {
+
+  private final ManualClock clock = new ManualClock();
+  private final FakeScraper scraper = new FakeScraper(clock);
+  private final FakeDiscovery discovery = new FakeDiscovery();
+
+  private InferenceReceiver receiver(EndpointConfig... endpoints) {
+    InferenceConfig config = new InferenceConfig(true, Duration.ofMinutes(1), DiscoveryConfig.defaults(),
+        List.of(endpoints), ScrapeConfig.defaults());
+    return new InferenceReceiver(config, Duration.ofSeconds(3), scraper, discovery, clock, OpenTelemetry.noop());
+  }
+
+  static EndpointConfig endpoint(String name, String url) {
+    return new EndpointConfig(name, URI.create(url), Map.of(), null, TlsConfig.defaults());
+  }
+
+  static String fixture(String engine, String name, int t) {
+    return TextExpositions.resource("/fixtures/" + engine + "/" + name + "-t" + t + ".prom");
+  }
+
+  private static ServerEntry server(InferenceReceiver r, String name) {
+    for (ServerEntry e : r.snapshot().servers()) {
+      if (e.name().equals(name)) {
+        return e;
+      }
+    }
+    return null;
+  }
+
+  @Test
+  void refresh_configuredVllmGoesFromStartingToUpWithWindowedValues() {
+    try (InferenceReceiver r = receiver(endpoint("chat-api", "http://10.0.0.5:8000/metrics"))) {
+      scraper.bodies.put("http://10.0.0.5:8000/metrics", fixture("vllm", "vllm-v1-dp2-small", 0));
+      r.refresh();
+      ServerEntry first = server(r, "chat-api");
+      assertThat(first.engine()).isEqualTo("vllm");
+      assertThat(first.source()).isEqualTo("configured");
+      assertThat(first.state()).isEqualTo("starting");
+      assertThat(first.running()).isEqualTo(1);
+      assertThat(first.requestsPerSecond()).isNull();
+      assertThat(first.ttft()).isNull();
+
+      clock.advanceSeconds(10);
+      scraper.bodies.put("http://10.0.0.5:8000/metrics", fixture("vllm", "vllm-v1-dp2-small", 1));
+      r.refresh();
+      ServerEntry e = server(r, "chat-api");
+      assertThat(e.state()).isEqualTo("up");
+      assertThat(e.error()).isNull();
+      assertThat(e.running()).isEqualTo(5);
+      assertThat(e.requestsPerSecond()).isCloseTo(4.0, within(1e-9));
+      assertThat(e.ttft().p50()).isCloseTo(0.25, within(1e-9));
+      assertThat(e.models()).isEmpty();
+      assertThat(r.health()).isEqualTo(HealthStatus.healthy());
+      assertThat(r.snapshot().overview().generationTokensPerSecond()).isCloseTo(1100.0, within(1e-9));
+      assertThat(r.snapshot().overview().worstTtftP99()).isCloseTo(0.95, within(1e-9));
+    }
+  }
+
+  @Test
+  void snapshotSections_haveExactlyTheSpecFieldNames() throws Exception {
+    try (InferenceReceiver r = receiver(endpoint("chat-api", "http://10.0.0.5:8000/metrics"))) {
+      scraper.bodies.put("http://10.0.0.5:8000/metrics", fixture("vllm", "vllm-v1-dp2-small", 0));
+      r.refresh();
+      clock.advanceSeconds(10);
+      scraper.bodies.put("http://10.0.0.5:8000/metrics", fixture("vllm", "vllm-v1-dp2-small", 1));
+      r.refresh();
+      JsonNode doc = new ObjectMapper().valueToTree(r.snapshotSections());
+      assertThat(names(doc)).containsExactlyInAnyOrder("inference", "overview", "alerts", "discovery");
+      JsonNode s = doc.get("inference").get(0);
+      assertThat(names(s)).containsExactlyInAnyOrder("name", "engine", "url", "source", "state", "error",
+          "gpus", "pids", "running", "waiting", "kvCacheUsage", "prefixHitRatio", "requestsPerSecond",
+          "promptTokensPerSecond", "generationTokensPerSecond", "preemptionsPerSecond", "ttft", "itl",
+          "e2e", "queue", "models");
+      assertThat(names(s.get("ttft"))).containsExactlyInAnyOrder("mean", "p50", "p90", "p99", "count");
+      assertThat(s.get("error").isNull()).isTrue();
+      assertThat(s.get("ttft").get("count").asLong()).isEqualTo(40);
+      assertThat(names(doc.get("overview").get("serving"))).containsExactlyInAnyOrder(
+          "worstTtftP99", "worstItlP50", "generationTokensPerSecond", "waiting");
+      assertThat(names(doc.get("discovery"))).containsExactlyInAnyOrder("skipped", "notes");
+    }
+  }
+
+  private static Set<String> names(JsonNode n) {
+    Set<String> out = new TreeSet<>();
+    for (Iterator<String> it = n.fieldNames(); it.hasNext(); ) {
+      out.add(it.next());
+    }
+    return out;
+  }
+
+  @Test
+  void refresh_failingConfiguredEndpointIsDownUnhealthyAndAlerts() {
+    try (InferenceReceiver r = receiver(endpoint("chat-api", "http://10.0.0.5:8000/metrics"))) {
+      scraper.failures.put("http://10.0.0.5:8000/metrics", "connection refused");
+      r.refresh();
+      ServerEntry e = server(r, "chat-api");
+      assertThat(e.state()).isEqualTo("down");
+      assertThat(e.error()).isEqualTo("connection refused");
+      assertThat(e.running()).isNull();
+      assertThat(r.health().state()).isEqualTo(HealthStatus.State.UNHEALTHY);
+      assertThat(r.health().reasons()).singleElement().asString()
+          .contains("chat-api").contains("connection refused");
+      assertThat(r.snapshot().alerts()).extracting(Alert::name, Alert::server)
+          .containsExactly(org.assertj.core.groups.Tuple.tuple("inference_unhealthy", "chat-api"));
+    }
+  }
+
+  @Test
+  void refresh_failingDiscoveredServerIsOnlyDown() {
+    try (InferenceReceiver r = receiver()) {
+      discovery.servers.add(discovered("vllm-8000", "http://127.0.0.1:8000/metrics", 1234L));
+      scraper.failures.put("http://127.0.0.1:8000/metrics", "HTTP 404");
+      r.refresh();
+      assertThat(server(r, "vllm-8000").state()).isEqualTo("down");
+      assertThat(server(r, "vllm-8000").source()).isEqualTo("discovered");
+      assertThat(r.health()).isEqualTo(HealthStatus.healthy());
+      assertThat(r.snapshot().alerts()).isEmpty();
+    }
+  }
+
+  @Test
+  void refresh_malformedExpositionIsDownWithTheLine() {
+    try (InferenceReceiver r = receiver(endpoint("x", "http://10.0.0.5:8000/metrics"))) {
+      scraper.bodies.put("http://10.0.0.5:8000/metrics", "vllm:num_requests_running{model_name=\"m\" 1\n");
+      r.refresh();
+      ServerEntry e = server(r, "x");
+      assertThat(e.state()).isEqualTo("down");
+      assertThat(e.error()).startsWith("malformed exposition: line 1");
+    }
+  }
+
+  @Test
+  void refresh_unknownEngineIsUpWithEveryValueNotApplicable() {
+    try (InferenceReceiver r = receiver(endpoint("web", "http://10.0.0.6:9100/metrics"))) {
+      scraper.bodies.put("http://10.0.0.6:9100/metrics", "# TYPE http_requests_total counter\nhttp_requests_total 5\n");
+      r.refresh();
+      ServerEntry e = server(r, "web");
+      assertThat(e.engine()).isEqualTo("unknown");
+      assertThat(e.state()).isEqualTo("up");
+      assertThat(e.running()).isNull();
+      assertThat(e.requestsPerSecond()).isNull();
+      assertThat(e.ttft()).isNull();
+      assertThat(r.exportedHistograms()).isEmpty();
+    }
+  }
+
+  @Test
+  void refresh_discoveredUrlEqualToAConfiguredOneIsScrapedOnceAsConfigured() {
+    try (InferenceReceiver r = receiver(endpoint("chat-api", "http://127.0.0.1:8000/metrics"))) {
+      discovery.servers.add(discovered("vllm-8000", "http://127.0.0.1:8000/metrics", 4242L));
+      scraper.bodies.put("http://127.0.0.1:8000/metrics", fixture("vllm", "vllm-v1-dp2-small", 0));
+      r.refresh();
+      assertThat(r.snapshot().servers()).extracting(ServerEntry::name).containsExactly("chat-api");
+      assertThat(server(r, "chat-api").pids()).containsExactly(4242L);
+      assertThat(server(r, "chat-api").gpus()).containsExactly(0, 1);
+      assertThat(r.serverFor(4242L)).isEqualTo("chat-api");
+      assertThat(scraper.calls).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void refresh_serverThatLeavesDiscoveryIsGoneAtTheNextCycle() {
+    try (InferenceReceiver r = receiver()) {
+      discovery.servers.add(discovered("vllm-8000", "http://127.0.0.1:8000/metrics", 11L));
+      discovery.skipped.add(new SkippedProcess(99L, "vllm serve x", "container abc has no known pod IP"));
+      discovery.notes.add("NVML unavailable");
+      scraper.bodies.put("http://127.0.0.1:8000/metrics", fixture("vllm", "vllm-v1-dp2-small", 0));
+      r.refresh();
+      assertThat(r.serverFor(11L)).isEqualTo("vllm-8000");
+      assertThat(r.snapshot().discovery().skipped()).extracting(SkippedProcess::pid).containsExactly(99L);
+      assertThat(r.snapshot().discovery().notes()).containsExactly("NVML unavailable");
+      discovery.servers.clear();
+      clock.advanceSeconds(3);
+      r.refresh();
+      assertThat(r.snapshot().servers()).isEmpty();
+      assertThat(r.serverFor(11L)).isNull();
+      // It comes back as a new server: starting again, not with a stale window.
+      discovery.servers.add(discovered("vllm-8000", "http://127.0.0.1:8000/metrics", 11L));
+      clock.advanceSeconds(3);
+      r.refresh();
+      assertThat(server(r, "vllm-8000").state()).isEqualTo("starting");
+    }
+  }
+
+  @Test
+  void refresh_kvCacheFullWhileRequestsWaitAlerts() {
+    try (InferenceReceiver r = receiver(endpoint("sg", "http://10.0.0.7:30000/metrics"))) {
+      scraper.bodies.put("http://10.0.0.7:30000/metrics", fixture("sglang", "sglang-tp2", 0));
+      r.refresh();
+      assertThat(r.snapshot().alerts()).isEmpty(); // 20% used
+      clock.advanceSeconds(10);
+      scraper.bodies.put("http://10.0.0.7:30000/metrics", fixture("sglang", "sglang-tp2", 1));
+      r.refresh();
+      assertThat(r.snapshot().alerts()).singleElement().satisfies(a -> {
+        assertThat(a.name()).isEqualTo("kv_cache_full");
+        assertThat(a.server()).isEqualTo("sg");
+        assertThat(a.message()).isEqualTo("KV cache 97% used while 2 requests wait");
+      });
+      assertThat(r.health()).isEqualTo(HealthStatus.healthy());
+    }
+  }
+
+  @Test
+  void refresh_serverWithSeveralModelsHasAPerModelBreakdown() {
+    try (InferenceReceiver r = receiver(endpoint("ray", "http://10.0.0.8:8080/metrics"))) {
+      scraper.bodies.put("http://10.0.0.8:8080/metrics", fixture("vllm", "ray-vllm-two-models", 0));
+      r.refresh();
+      clock.advanceSeconds(10);
+      scraper.bodies.put("http://10.0.0.8:8080/metrics", fixture("vllm", "ray-vllm-two-models", 1));
+      r.refresh();
+      ServerEntry e = server(r, "ray");
+      assertThat(e.requestsPerSecond()).isCloseTo(3.0, within(1e-9));
+      assertThat(e.models()).hasSize(2);
+      assertThat(e.models().get(0).name()).isEqualTo("model-a");
+      assertThat(e.models().get(0).requestsPerSecond()).isCloseTo(2.0, within(1e-9));
+      assertThat(e.models().get(1).name()).isEqualTo("model-b");
+      assertThat(e.models().get(1).running()).isEqualTo(1);
+      assertThat(e.models().get(1).state()).isEqualTo("up");
+      // One re-exported TTFT histogram per model, never a total beside them.
+      assertThat(r.exportedHistograms()).extracting(h -> h.attributes().get("gen_ai.request.model"))
+          .containsExactly("model-a", "model-b");
+    }
+  }
+
+  @Test
+  void overview_sumsAndWorstsAcrossServers() {
+    try (InferenceReceiver r = receiver(endpoint("a", "http://10.0.0.5:8000/metrics"),
+        endpoint("b", "http://10.0.0.7:30000/metrics"))) {
+      scraper.bodies.put("http://10.0.0.5:8000/metrics", fixture("vllm", "vllm-v1-dp2-small", 0));
+      scraper.bodies.put("http://10.0.0.7:30000/metrics", fixture("sglang", "sglang-tp2", 0));
+      r.refresh();
+      clock.advanceSeconds(10);
+      scraper.bodies.put("http://10.0.0.5:8000/metrics", fixture("vllm", "vllm-v1-dp2-small", 1));
+      scraper.bodies.put("http://10.0.0.7:30000/metrics", fixture("sglang", "sglang-tp2", 1));
+      r.refresh();
+      var o = r.snapshot().overview();
+      assertThat(o.generationTokensPerSecond()).isCloseTo(1400.0, within(1e-9)); // 1100 + 300
+      assertThat(o.waiting()).isEqualTo(3); // 1 + 2
+      assertThat(o.worstTtftP99()).isCloseTo(0.95, within(1e-9)); // vLLM 0.95 > SGLang 0.396
+      assertThat(o.worstItlP50()).isCloseTo(0.0203125, within(1e-9)); // vLLM > SGLang 0.01625
+    }
+  }
+
+  @Test
+  void exportedHistograms_areCumulativeAndTheirStartMovesOnRestart() {
+    try (InferenceReceiver r = receiver(endpoint("chat-api", "http://10.0.0.5:8000/metrics"))) {
+      String url = "http://10.0.0.5:8000/metrics";
+      scraper.bodies.put(url, fixture("vllm", "vllm-v1-dp2-small", 0));
+      long start = clock.epochNanos();
+      r.refresh();
+      clock.advanceSeconds(10);
+      scraper.bodies.put(url, fixture("vllm", "vllm-v1-dp2-small", 1));
+      r.refresh();
+      ExportedHistogram ttft = r.exportedHistograms().stream()
+          .filter(h -> h.name().equals("gen_ai.server.time_to_first_token")).findFirst().orElseThrow();
+      assertThat(ttft.unit()).isEqualTo("s");
+      assertThat(ttft.startEpochNanos()).isEqualTo(start);
+      assertThat(ttft.epochNanos()).isEqualTo(clock.epochNanos());
+      assertThat(ttft.boundaries()).hasSize(22).startsWith(0.001, 0.005).endsWith(2560.0);
+      // Engine 0 has 380 observations, engine 1 has 80: cumulative, summed per bucket.
+      assertThat(ttft.count()).isEqualTo(460);
+      assertThat(ttft.counts().stream().mapToLong(Long::longValue).sum()).isEqualTo(460);
+      // ≤0.1: 50 (engine 0); (0.1, 0.25]: 160 + 50.
+      assertThat(ttft.counts().get(7)).isEqualTo(50);
+      assertThat(ttft.counts().get(8)).isEqualTo(210);
+      assertThat(ttft.sum()).isCloseTo(163.5, within(1e-9));
+      assertThat(ttft.attributes()).containsEntry("server", "chat-api").containsEntry("engine", "vllm")
+          .containsEntry("gen_ai.provider.name", "vllm")
+          .containsEntry("gen_ai.request.model", "meta-llama/Llama-3.1-8B-Instruct");
+      assertThat(r.exportedHistograms()).extracting(ExportedHistogram::name).containsExactly(
+          "gen_ai.server.time_to_first_token", "gen_ai.server.time_per_output_token",
+          "gen_ai.server.request.duration", "gputop.inference.queue.duration");
+      // The server restarts: counters go back to t0's values; the start time moves.
+      clock.advanceSeconds(10);
+      long restart = clock.epochNanos();
+      scraper.bodies.put(url, fixture("vllm", "vllm-v1-dp2-small", 0));
+      r.refresh();
+      assertThat(server(r, "chat-api").state()).isEqualTo("starting");
+      assertThat(r.exportedHistograms().get(0).startEpochNanos()).isEqualTo(restart);
+    }
+  }
+
+  @Test
+  void close_isIdempotentAndClosesScraperAndDiscovery() {
+    InferenceReceiver r = receiver();
+    r.close();
+    r.close();
+    assertThat(scraper.closed).isEqualTo(1);
+    assertThat(discovery.closed).isEqualTo(1);
+  }
+
+  @Test
+  void provider_isFoundByServiceLoader() {
+    List<String> names = new ArrayList<>();
+    for (ReceiverProvider p : ServiceLoader.load(ReceiverProvider.class)) {
+      if (p instanceof InferenceReceiverProvider) {
+        names.add(p.name());
+        assertThat(p.order()).isEqualTo(200);
+        assertThat(p.enabled(dev.gputop.config.AgentConfig.defaults())).isTrue();
+      }
+    }
+    assertThat(names).containsExactly("inference");
+  }
+
+  static DiscoveredServer discovered(String name, String url, long pid) {
+    return new DiscoveredServer(name, "vllm", URI.create(url), List.of(0, 1), List.of(pid),
+        "vllm serve m --port 8000", "command line", null);
+  }
+
+  /** Serves fixed bodies or failures by URL. */
+  static final class FakeScraper implements Scraper {
+    final Map<String, String> bodies = new HashMap<>();
+    final Map<String, String> failures = new HashMap<>();
+    final ManualClock clock;
+    int calls;
+    int closed;
+
+    FakeScraper(ManualClock clock) {
+      this.clock = clock;
+    }
+
+    @Override
+    public List<ScrapeResult> scrapeAll(List<ScrapeTarget> targets) {
+      List<ScrapeResult> out = new ArrayList<>();
+      for (ScrapeTarget t : targets) {
+        calls++;
+        String url = t.url().toString();
+        String failure = failures.get(url);
+        String body = bodies.get(url);
+        if (failure != null || body == null) {
+          out.add(new ScrapeResult(t, ScrapeResult.Outcome.CONNECT_ERROR, null, 0, null,
+              clock.epochNanos(), 1_000_000, failure == null ? "no body" : failure));
+        } else {
+          byte[] b = body.getBytes(StandardCharsets.UTF_8);
+          out.add(new ScrapeResult(t, ScrapeResult.Outcome.SUCCESS, b, b.length,
+              "text/plain; version=0.0.4", clock.epochNanos(), 1_000_000, null));
+        }
+      }
+      return out;
+    }
+
+    @Override
+    public void close() {
+      closed++;
+    }
+  }
+
+  /** Returns what the test put in it. */
+  static final class FakeDiscovery implements ServerDiscovery {
+    final List<DiscoveredServer> servers = new ArrayList<>();
+    final List<SkippedProcess> skipped = new ArrayList<>();
+    final List<String> notes = new ArrayList<>();
+    int closed;
+
+    @Override
+    public DiscoveryResult discover() {
+      return new DiscoveryResult(servers, skipped, notes);
+    }
+
+    @Override
+    public void close() {
+      closed++;
+    }
+  }
+}

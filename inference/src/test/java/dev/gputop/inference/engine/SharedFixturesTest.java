@@ -1,0 +1,213 @@
+package dev.gputop.inference.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.gputop.inference.stats.ServerStats;
+import dev.gputop.inference.stats.WindowStatistics;
+import dev.gputop.inference.testing.TextExpositions;
+import dev.gputop.inference.window.ServerWindow;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Every capture in ${gputop.shared.dir}/fixtures (see its SOURCES.md): the engine recognized and
+ * what each maps to. Skips when the shared directory is absent.
+ */
+class SharedFixturesTest {
+
+  /** The engine each capture must be recognized as. A new capture without a row fails the test. */
+  private static final Map<String, Engine> EXPECTED = Map.ofEntries(
+      Map.entry("vllm/datadog-vllm-metrics-mixed.prom", Engine.VLLM),
+      Map.entry("vllm/datadog-ray-vllm-v0-partial.prom", Engine.VLLM),
+      Map.entry("vllm/prodstack617-vllm0.10.0-v1-created-excerpt.prom", Engine.VLLM),
+      Map.entry("vllm/prodstack318-v1-early-excerpt.prom", Engine.VLLM),
+      Map.entry("vllm/issue8819-v0-ttft-excerpt.prom", Engine.VLLM),
+      Map.entry("vllm/functionary263-v0-help-type-only-excerpt.prom", Engine.VLLM),
+      // vLLM 0.2.x (aioprometheus) had no vllm: names: nothing to recognize.
+      Map.entry("vllm/pr1890-v0.2.x-aioprometheus-excerpt.prom", Engine.UNKNOWN),
+      Map.entry("sglang/datadog-sglang-0.5.10.post1.prom", Engine.SGLANG),
+      Map.entry("sglang/issue13485-v0.5.1-excerpt.prom", Engine.SGLANG),
+      Map.entry("sglang/pr4444-v0.4.4-excerpt.prom", Engine.SGLANG),
+      Map.entry("sglang/pr1853-v0.3.5-name-label-excerpt.prom", Engine.SGLANG),
+      Map.entry("sglang/pr1461-wip-never-released-excerpt.prom", Engine.SGLANG),
+      Map.entry("sglang/smg813-gateway-underscore-excerpt.prom", Engine.SGLANG),
+      Map.entry("tgi/datadog-hugging-face-tgi-payload-partial.prom", Engine.TGI),
+      Map.entry("llamacpp/pr13196-comment-2025-06-excerpt.prom", Engine.LLAMACPP),
+      Map.entry("llamacpp/ik-llama-pr695-fork-excerpt.prom", Engine.LLAMACPP),
+      Map.entry("llamacpp/b4748-after-start.prom", Engine.LLAMACPP),
+      Map.entry("llamacpp/b4748-after-requests.prom", Engine.LLAMACPP),
+      Map.entry("llamacpp/b4748-inflight-2.prom", Engine.LLAMACPP),
+      Map.entry("llamacpp/b4748-inflight-2-plus-1-deferred.prom", Engine.LLAMACPP),
+      Map.entry("llamacpp/b4748-after-inflight.prom", Engine.LLAMACPP),
+      Map.entry("llamacpp/b4748-after-restart.prom", Engine.LLAMACPP),
+      Map.entry("llamacpp/b4748-after-restart-2req.prom", Engine.LLAMACPP),
+      // Only TGI-style names in this excerpt of IBM's vLLM fork; see recognize_vllmWins… for
+      // the whole exposition, where vllm: names decide.
+      Map.entry("other/ibm-vllm-tgis-adapter-tgi-names-excerpt.prom", Engine.TGI));
+
+  private Path root;
+  private final EngineMapper mapper = new EngineMapper();
+
+  @BeforeEach
+  void locate() {
+    String dir = System.getProperty("gputop.shared.dir");
+    Assumptions.assumeTrue(dir != null, "gputop.shared.dir not set");
+    root = Path.of(dir, "fixtures");
+    Assumptions.assumeTrue(Files.isDirectory(root), "no shared fixtures at " + root);
+  }
+
+  private ServerScrape scrape(String file) {
+    return mapper.map(TextExpositions.file(root.resolve(file)));
+  }
+
+  private static double sum(ServerScrape s, Concept c) {
+    return s.get(c).series().values().stream().mapToDouble(Series::value).sum();
+  }
+
+  @Test
+  void map_everyCaptureIsRecognizedAsItsEngine() throws IOException {
+    List<String> files;
+    try (Stream<Path> walk = Files.walk(root)) {
+      files = walk.filter(p -> p.toString().endsWith(".prom"))
+          .map(p -> root.relativize(p).toString().replace('\\', '/'))
+          .sorted()
+          .collect(Collectors.toList());
+    }
+    Map<String, Engine> actual = new TreeMap<>();
+    for (String f : files) {
+      actual.put(f, scrape(f).engine());
+    }
+    assertThat(actual).isEqualTo(new TreeMap<>(EXPECTED));
+  }
+
+  @Test
+  void map_datadogVllmMixedPrefersCurrentNames() {
+    ServerScrape s = scrape("vllm/datadog-vllm-metrics-mixed.prom");
+    assertThat(s.get(Concept.KV_CACHE).source().name()).isEqualTo("vllm:kv_cache_usage_perc");
+    assertThat(s.get(Concept.ITL).source().name()).isEqualTo("vllm:inter_token_latency_seconds");
+    assertThat(s.get(Concept.PREFIX_HITS).source().name()).isEqualTo("vllm:prefix_cache_hits");
+    assertThat(sum(s, Concept.PREFIX_HITS)).isEqualTo(64);
+    assertThat(sum(s, Concept.PREFIX_QUERIES)).isEqualTo(117);
+    assertThat(sum(s, Concept.REQUESTS)).isEqualTo(1);
+    assertThat(s.get(Concept.QUEUE).source().name()).isEqualTo("vllm:request_queue_time_seconds");
+    assertThat(s.models()).containsExactly("facebook/opt-125m");
+  }
+
+  @Test
+  void map_rayVllmIsReadThroughItsPrefix() {
+    ServerScrape s = scrape("vllm/datadog-ray-vllm-v0-partial.prom");
+    assertThat(s.get(Concept.RUNNING)).isNotNull();
+    assertThat(s.get(Concept.KV_CACHE).source().name()).isEqualTo("vllm:gpu_cache_usage_perc");
+    assertThat(s.get(Concept.ITL).source().name()).isEqualTo("vllm:time_per_output_token_seconds");
+    // The hit-rate gauge is −1 (prefix caching off): N/A, not −1 and not 0.
+    ServerWindow w = new ServerWindow(Duration.ofMinutes(1), 8);
+    w.add(0, 0, s);
+    assertThat(WindowStatistics.compute(w, null).prefixHitRatio()).isNull();
+  }
+
+  @Test
+  void map_vllm010CreatedGaugesAreNotCounters() {
+    ServerScrape s = scrape("vllm/prodstack617-vllm0.10.0-v1-created-excerpt.prom");
+    assertThat(sum(s, Concept.PREFIX_QUERIES)).isEqualTo(32);
+    assertThat(sum(s, Concept.PREFIX_HITS)).isZero();
+    assertThat(s.get(Concept.KV_CACHE).source().name()).isEqualTo("vllm:kv_cache_usage_perc");
+  }
+
+  @Test
+  void map_familiesWithoutSamplesAreNotApplicable() {
+    ServerScrape s = scrape("vllm/functionary263-v0-help-type-only-excerpt.prom");
+    assertThat(s.concepts()).isEmpty();
+  }
+
+  @Test
+  void map_sglangDatadogCapture() {
+    ServerScrape s = scrape("sglang/datadog-sglang-0.5.10.post1.prom");
+    assertThat(sum(s, Concept.RUNNING)).isZero();
+    assertThat(sum(s, Concept.KV_CACHE)).isEqualTo(0.25);
+    assertThat(sum(s, Concept.PREFIX_HITS)).isEqualTo(1);
+    assertThat(sum(s, Concept.PROMPT_TOKENS)).isEqualTo(5);
+    assertThat(s.get(Concept.TTFT).histograms()).hasSize(1);
+  }
+
+  @Test
+  void map_sglangNeverReleasedWipNamesAreNotRead() {
+    // PR #1461 (closed): num_requests_running never shipped and cache_hit_rate was in percent.
+    ServerScrape s = scrape("sglang/pr1461-wip-never-released-excerpt.prom");
+    assertThat(s.get(Concept.RUNNING)).isNull();
+    assertThat(s.get(Concept.WAITING)).isNull();
+    assertThat(s.get(Concept.PREFIX_HITS)).isNull();
+    ServerWindow w = new ServerWindow(Duration.ofMinutes(1), 8);
+    w.add(0, 0, s);
+    w.add(1, 0, s);
+    ServerStats stats = WindowStatistics.compute(w, null);
+    assertThat(stats.prefixHitRatio()).isNull();
+    assertThat(stats.running()).isNull();
+  }
+
+  @Test
+  void map_sglangGatewayExcerptIsSglangWithNothingMapped() {
+    ServerScrape s = scrape("sglang/smg813-gateway-underscore-excerpt.prom");
+    assertThat(s.engine()).isEqualTo(Engine.SGLANG);
+    assertThat(s.models()).isEmpty();
+    assertThat(s.concepts()).isEmpty();
+  }
+
+  @Test
+  void map_sglangV035NameLabel() {
+    ServerScrape s = scrape("sglang/pr1853-v0.3.5-name-label-excerpt.prom");
+    assertThat(sum(s, Concept.PROMPT_TOKENS)).isEqualTo(230794);
+    assertThat(s.models()).hasSize(1);
+  }
+
+  @Test
+  void map_tgiCapture() {
+    ServerScrape s = scrape("tgi/datadog-hugging-face-tgi-payload-partial.prom");
+    assertThat(s.get(Concept.RUNNING)).isNotNull();
+    assertThat(s.get(Concept.WAITING)).isNotNull();
+    // The partial capture ends before tgi_request_duration; counters have no _total.
+    assertThat(sum(s, Concept.REQUESTS)).isEqualTo(109);
+    assertThat(sum(s, Concept.PROMPT_TOKENS)).isEqualTo(662);
+    assertThat(s.get(Concept.TTFT)).isNull();
+    assertThat(s.get(Concept.KV_CACHE)).isNull();
+  }
+
+  @Test
+  void map_ibmForkTgiNamesWithBrokenLabelsStillMapGauges() {
+    ServerScrape s = scrape("other/ibm-vllm-tgis-adapter-tgi-names-excerpt.prom");
+    assertThat(sum(s, Concept.RUNNING)).isZero();
+    assertThat(s.get(Concept.E2E)).isNull();
+  }
+
+  @Test
+  void map_llamaCppKvCacheOnlyInOldBuilds() {
+    assertThat(sum(scrape("llamacpp/b4748-after-requests.prom"), Concept.KV_CACHE)).isEqualTo(0.199219);
+    assertThat(scrape("llamacpp/pr13196-comment-2025-06-excerpt.prom").get(Concept.KV_CACHE)).isNull();
+    ServerScrape q = scrape("llamacpp/b4748-inflight-2-plus-1-deferred.prom");
+    assertThat(sum(q, Concept.RUNNING)).isEqualTo(2);
+    assertThat(sum(q, Concept.WAITING)).isEqualTo(1);
+  }
+
+  @Test
+  void add_llamaCppRealRestartStartsTheWindowOver() {
+    ServerWindow w = new ServerWindow(Duration.ofMinutes(1), 8);
+    long s = 1_000_000_000L;
+    w.add(0, 0, scrape("llamacpp/b4748-after-requests.prom"));
+    w.add(3 * s, 0, scrape("llamacpp/b4748-after-inflight.prom"));
+    assertThat(WindowStatistics.compute(w, null).generationTokensPerSecond()).isPositive();
+    assertThat(w.add(6 * s, 0, scrape("llamacpp/b4748-after-restart.prom"))).contains("went backwards");
+    w.add(9 * s, 0, scrape("llamacpp/b4748-after-restart-2req.prom"));
+    ServerStats stats = WindowStatistics.compute(w, null);
+    assertThat(stats.generationTokensPerSecond()).isPositive();
+    assertThat(stats.promptTokensPerSecond()).isPositive();
+  }
+}

@@ -1,0 +1,298 @@
+package dev.gputop.inference.scrape;
+
+import static dev.gputop.inference.scrape.HttpScraperTest.EXPOSITION;
+import static dev.gputop.inference.scrape.HttpScraperTest.bytes;
+import static dev.gputop.inference.scrape.HttpScraperTest.scraper;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.gputop.config.ScrapeConfig;
+import dev.gputop.inference.scrape.ScrapeResult.Outcome;
+import java.io.OutputStream;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The scraper's time bounds against servers that misbehave on purpose: silent, trickling, slow,
+ * many. Each asserts the elapsed wall time of {@code scrapeAll} against the configured timeout
+ * plus one second of slack for a loaded machine.
+ */
+class HttpScraperDeadlineTest {
+
+  static final Duration TIMEOUT = Duration.ofSeconds(1);
+  static final long BOUND_NANOS = TIMEOUT.toNanos() + TimeUnit.SECONDS.toNanos(1);
+  static final ScrapeConfig CONFIG = new ScrapeConfig(TIMEOUT, 1 << 20, 64 << 10, 200_000, 64, 8);
+
+  private final List<AutoCloseable> resources = new ArrayList<>();
+
+  @AfterEach
+  void closeResources() throws Exception {
+    for (AutoCloseable resource : resources) {
+      resource.close();
+    }
+  }
+
+  @Test
+  void scrapeAll_serverThatNeverAnswers_timesOutAtTheDeadlineAndHangsUp() throws Exception {
+    RawServer silent = track(new RawServer(socket -> {
+      RawServer.readRequest(socket);
+      RawServer.awaitClientClose(socket);
+    }));
+
+    try (HttpScraper scraper = scraper(CONFIG)) {
+      long start = System.nanoTime();
+      ScrapeResult result = scraper.scrapeAll(List.of(ScrapeTarget.of("silent", silent.uri("/metrics")))).get(0);
+      long elapsed = System.nanoTime() - start;
+
+      assertThat(result.outcome()).isEqualTo(Outcome.TIMEOUT);
+      assertThat(result.error()).isEqualTo(
+          "timed out after 1s waiting for a response from 127.0.0.1:" + silent.port());
+      assertThat(elapsed).isGreaterThanOrEqualTo(TIMEOUT.toNanos() - TimeUnit.MILLISECONDS.toNanos(50))
+          .isLessThan(BOUND_NANOS);
+      assertThat(result.durationNanos()).isLessThan(BOUND_NANOS);
+    }
+    // The connection was closed, not left open for the server to hold.
+    assertThat(silent.finished.await(5, TimeUnit.SECONDS)).isTrue();
+  }
+
+  @Test
+  void scrapeAll_bodyTrickledByteByByte_isCutOffAtTheDeadline() throws Exception {
+    RawServer trickle = track(new RawServer(socket -> {
+      RawServer.readRequest(socket);
+      OutputStream out = socket.getOutputStream();
+      out.write(bytes("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 100000\r\n\r\n"));
+      out.flush();
+      // Never idle long enough for a read timeout, never finishing either.
+      while (true) {
+        out.write('x');
+        out.flush();
+        Thread.sleep(100);
+      }
+    }));
+
+    try (HttpScraper scraper = scraper(CONFIG)) {
+      long start = System.nanoTime();
+      ScrapeResult result = scraper.scrapeAll(List.of(ScrapeTarget.of("trickle", trickle.uri("/metrics")))).get(0);
+      long elapsed = System.nanoTime() - start;
+
+      assertThat(result.outcome()).isEqualTo(Outcome.TIMEOUT);
+      assertThat(result.error()).startsWith(
+          "timed out after 1s reading the body from 127.0.0.1:" + trickle.port() + " (");
+      assertThat(result.error()).endsWith(" received)");
+      assertThat(elapsed).isLessThan(BOUND_NANOS);
+    }
+    assertThat(trickle.finished.await(5, TimeUnit.SECONDS)).isTrue();
+  }
+
+  @Test
+  void scrapeAll_headersTrickledByteByByte_areCutOffAtTheDeadline() throws Exception {
+    RawServer trickle = track(new RawServer(socket -> {
+      RawServer.readRequest(socket);
+      OutputStream out = socket.getOutputStream();
+      for (byte b : bytes("HTTP/1.1 200 OK\r\nX-Padding: " + "y".repeat(1000))) {
+        out.write(b);
+        out.flush();
+        Thread.sleep(100);
+      }
+    }));
+
+    try (HttpScraper scraper = scraper(CONFIG)) {
+      long start = System.nanoTime();
+      ScrapeResult result = scraper.scrapeAll(List.of(ScrapeTarget.of("trickle", trickle.uri("/metrics")))).get(0);
+      long elapsed = System.nanoTime() - start;
+
+      assertThat(result.outcome()).isEqualTo(Outcome.TIMEOUT);
+      assertThat(result.error()).isEqualTo(
+          "timed out after 1s waiting for a response from 127.0.0.1:" + trickle.port());
+      assertThat(elapsed).isLessThan(BOUND_NANOS);
+    }
+  }
+
+  @Test
+  void scrapeAll_oneHostileAmongFiveGood_goodResultsArriveWithinTheDeadline() throws Exception {
+    List<ScrapeTarget> targets = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      TestHttpServer good = track(TestHttpServer.http()).handle("/metrics",
+          exchange -> TestHttpServer.send(exchange, 200, "text/plain", bytes(EXPOSITION)));
+      targets.add(ScrapeTarget.of("good-" + i, good.uri("/metrics")));
+    }
+    RawServer hostile = track(new RawServer(socket -> {
+      RawServer.readRequest(socket);
+      OutputStream out = socket.getOutputStream();
+      out.write(bytes("HTTP/1.1 200 OK\r\nContent-Length: 1000000\r\n\r\n"));
+      while (true) {
+        out.write('#');
+        out.flush();
+        Thread.sleep(50);
+      }
+    }));
+    targets.add(2, ScrapeTarget.of("hostile", hostile.uri("/metrics")));
+
+    try (HttpScraper scraper = scraper(CONFIG)) {
+      long start = System.nanoTime();
+      List<ScrapeResult> results = scraper.scrapeAll(targets);
+      long elapsed = System.nanoTime() - start;
+
+      assertThat(elapsed).isLessThan(BOUND_NANOS);
+      assertThat(results).extracting(r -> r.target().name()).containsExactly(
+          "good-0", "good-1", "hostile", "good-2", "good-3", "good-4");
+      for (ScrapeResult result : results) {
+        if (result.target().name().equals("hostile")) {
+          assertThat(result.outcome()).isEqualTo(Outcome.TIMEOUT);
+        } else {
+          assertThat(result.outcome()).isEqualTo(Outcome.SUCCESS);
+          assertThat(HttpScraperTest.text(result)).isEqualTo(EXPOSITION);
+          // Each good result took its own time, not the hostile server's.
+          assertThat(result.durationNanos()).isLessThan(TIMEOUT.toNanos() / 2);
+        }
+      }
+    }
+  }
+
+  @Test
+  void scrapeAll_manyTargets_neverMoreInFlightThanTheConcurrency() throws Exception {
+    AtomicInteger active = new AtomicInteger();
+    AtomicInteger maxActive = new AtomicInteger();
+    RawServer counting = track(new RawServer(socket -> {
+      RawServer.readRequest(socket);
+      maxActive.accumulateAndGet(active.incrementAndGet(), Math::max);
+      try {
+        Thread.sleep(150);
+      } finally {
+        active.decrementAndGet();
+      }
+      RawServer.respond(socket, "HTTP/1.1 200 OK\r\nContent-Type: text/plain", bytes(EXPOSITION));
+    }));
+    ScrapeConfig threeAtOnce =
+        new ScrapeConfig(Duration.ofSeconds(10), 1 << 20, 64 << 10, 200_000, 64, 3);
+    List<ScrapeTarget> targets = new ArrayList<>();
+    for (int i = 0; i < 12; i++) {
+      targets.add(ScrapeTarget.of("s" + i, counting.uri("/metrics?n=" + i)));
+    }
+
+    List<ScrapeResult> results;
+    try (HttpScraper scraper = scraper(threeAtOnce)) {
+      results = scraper.scrapeAll(targets);
+    }
+
+    assertThat(results).extracting(ScrapeResult::outcome).containsOnly(Outcome.SUCCESS);
+    assertThat(counting.connections.get()).isEqualTo(12);
+    assertThat(maxActive.get()).isEqualTo(3);
+  }
+
+  @Test
+  void scrapeAll_targetStillWaitingForASlotAtTheDeadline_timesOutUnstarted() throws Exception {
+    RawServer silent = track(new RawServer(socket -> {
+      RawServer.readRequest(socket);
+      RawServer.awaitClientClose(socket);
+    }));
+    ScrapeConfig oneAtOnce = new ScrapeConfig(TIMEOUT, 1 << 20, 64 << 10, 200_000, 64, 1);
+
+    try (HttpScraper scraper = scraper(oneAtOnce)) {
+      long start = System.nanoTime();
+      List<ScrapeResult> results = scraper.scrapeAll(List.of(
+          ScrapeTarget.of("first", silent.uri("/a")), ScrapeTarget.of("second", silent.uri("/b"))));
+      long elapsed = System.nanoTime() - start;
+
+      assertThat(elapsed).isLessThan(BOUND_NANOS);
+      assertThat(results.get(0).outcome()).isEqualTo(Outcome.TIMEOUT);
+      assertThat(results.get(1).outcome()).isEqualTo(Outcome.TIMEOUT);
+      assertThat(results.get(1).error()).isEqualTo("not started within 1s: all 1 scrape slots "
+          + "were busy (inference.scrape.concurrency)");
+      assertThat(silent.connections.get()).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void scrapeAll_slowCycleDoesNotHoldSlotsIntoTheNext() throws Exception {
+    RawServer silent = track(new RawServer(socket -> {
+      RawServer.readRequest(socket);
+      RawServer.awaitClientClose(socket);
+    }));
+    TestHttpServer good = track(TestHttpServer.http()).handle("/metrics",
+        exchange -> TestHttpServer.send(exchange, 200, "text/plain", bytes(EXPOSITION)));
+    ScrapeConfig oneAtOnce = new ScrapeConfig(TIMEOUT, 1 << 20, 64 << 10, 200_000, 64, 1);
+
+    try (HttpScraper scraper = scraper(oneAtOnce)) {
+      assertThat(scraper.scrapeAll(List.of(ScrapeTarget.of("silent", silent.uri("/metrics"))))
+          .get(0).outcome()).isEqualTo(Outcome.TIMEOUT);
+      ScrapeResult next = scraper.scrapeAll(List.of(ScrapeTarget.of("good", good.uri("/metrics")))).get(0);
+
+      assertThat(next.outcome()).isEqualTo(Outcome.SUCCESS);
+    }
+  }
+
+  @Test
+  void close_whileScraping_endsTheScrapeAtOnce() throws Exception {
+    RawServer silent = track(new RawServer(socket -> {
+      RawServer.readRequest(socket);
+      RawServer.awaitClientClose(socket);
+    }));
+    ScrapeConfig patient = new ScrapeConfig(Duration.ofSeconds(30), 1 << 20, 64 << 10, 200_000, 64, 8);
+    HttpScraper scraper = scraper(patient);
+    long start = System.nanoTime();
+    CompletableFuture<List<ScrapeResult>> results = CompletableFuture.supplyAsync(
+        () -> scraper.scrapeAll(List.of(ScrapeTarget.of("silent", silent.uri("/metrics")))));
+    awaitConnection(silent);
+
+    scraper.close();
+    ScrapeResult result = results.get(5, TimeUnit.SECONDS).get(0);
+
+    assertThat(result.outcome()).isEqualTo(Outcome.IO_ERROR);
+    assertThat(result.error()).isEqualTo("scraper is closed");
+    assertThat(System.nanoTime() - start).isLessThan(TimeUnit.SECONDS.toNanos(10));
+  }
+
+  @Test
+  void scrapeAll_callerInterruptedWhileWaiting_returnsPromptlyAndKeepsTheFlag() throws Exception {
+    RawServer silent = track(new RawServer(socket -> {
+      RawServer.readRequest(socket);
+      RawServer.awaitClientClose(socket);
+    }));
+    ScrapeConfig patient =
+        new ScrapeConfig(Duration.ofSeconds(30), 1 << 20, 64 << 10, 200_000, 64, 8);
+    AtomicReference<ScrapeResult> result = new AtomicReference<>();
+    AtomicBoolean flagKept = new AtomicBoolean();
+
+    try (HttpScraper scraper = scraper(patient)) {
+      Thread caller = new Thread(() -> {
+        result.set(scraper.scrapeAll(
+            List.of(ScrapeTarget.of("silent", silent.uri("/metrics")))).get(0));
+        flagKept.set(Thread.currentThread().isInterrupted());
+      });
+      caller.start();
+      awaitConnection(silent);
+      long start = System.nanoTime();
+      caller.interrupt();
+      caller.join(TimeUnit.SECONDS.toMillis(5));
+
+      assertThat(caller.isAlive()).isFalse();
+      assertThat(System.nanoTime() - start).isLessThan(TimeUnit.SECONDS.toNanos(5));
+    }
+    assertThat(flagKept.get()).isTrue();
+    assertThat(result.get().outcome()).isEqualTo(Outcome.IO_ERROR);
+    assertThat(result.get().error()).isEqualTo("interrupted");
+    assertThat(silent.finished.await(5, TimeUnit.SECONDS)).isTrue();
+  }
+
+  private static void awaitConnection(RawServer server) throws InterruptedException {
+    long start = System.nanoTime();
+    while (server.connections.get() == 0
+        && System.nanoTime() - start < TimeUnit.SECONDS.toNanos(10)) {
+      Thread.sleep(10);
+    }
+    assertThat(server.connections.get()).isPositive();
+  }
+
+  private <T extends AutoCloseable> T track(T resource) {
+    resources.add(resource);
+    return resource;
+  }
+}

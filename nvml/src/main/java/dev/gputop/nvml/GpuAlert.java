@@ -1,0 +1,15 @@
+package dev.gputop.nvml;
+
+/**
+ * An entry of the snapshot's {@code alerts[]}: {@code gpu_failed} when a GPU fell off the bus.
+ * Immutable.
+ *
+ * @param name the alert's name
+ * @param server always null for GPU alerts (the field is there for the shared alert shape)
+ * @param message what happened, naming the GPU
+ */
+public record GpuAlert(String name, String server, String message) {
+
+  /** The alert for a GPU in state failed. */
+  public static final String GPU_FAILED = "gpu_failed";
+}

@@ -1,0 +1,98 @@
+package dev.gputop.nvml;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * Turns a {@link GpuSample} into the snapshot's {@code gpus[]} entries, naming each process's
+ * executable and inference server. Used by the NVML receiver and by the {@code gpus} command, so
+ * both print the same records. Stateless; thread-safe when the lookups are.
+ */
+public final class GpuEntries {
+
+  private static final Logger logger = Logger.getLogger(GpuEntries.class.getName());
+
+  private GpuEntries() {}
+
+  /**
+   * The entries of every device in the sample.
+   *
+   * @param owners which server a PID belongs to, or null when no inference receiver runs
+   * @param names executable names, or null to leave names out
+   */
+  public static List<GpuEntry> of(GpuSample sample, ProcessOwnerLookup owners, ProcessNames names) {
+    List<GpuEntry> entries = new ArrayList<>(sample.devices().size());
+    for (GpuDevice d : sample.devices()) {
+      List<GpuProcessEntry> processes = new ArrayList<>();
+      for (GpuProcess p : sample.processes()) {
+        if (d.uuid() == null || !d.uuid().equals(p.gpuUuid())) {
+          continue;
+        }
+        GpuProcessUtilization u = sample.utilizationOf(p.pid(), p.gpuUuid());
+        processes.add(
+            new GpuProcessEntry(
+                p.pid(),
+                p.usedMemoryBytes() < 0 ? null : p.usedMemoryBytes(),
+                serverOf(owners, p.pid()),
+                names == null ? null : names.nameOf(p.pid()),
+                u == null ? null : u.smUtilization()));
+      }
+      entries.add(entry(d, processes));
+    }
+    return List.copyOf(entries);
+  }
+
+  /** The owner's answer; a failing lookup (another module's code) never breaks the sample. */
+  static String serverOf(ProcessOwnerLookup owners, long pid) {
+    if (owners == null) {
+      return null;
+    }
+    try {
+      return owners.serverFor(pid);
+    } catch (RuntimeException e) {
+      logger.log(Level.FINE, "ProcessOwnerLookup failed for pid " + pid, e);
+      return null;
+    }
+  }
+
+  private static GpuEntry entry(GpuDevice d, List<GpuProcessEntry> processes) {
+    boolean anyClock =
+        d.graphicsClockMhz() != null || d.smClockMhz() != null || d.memoryClockMhz() != null
+            || d.videoClockMhz() != null;
+    List<String> reasons = null;
+    if (d.throttleReasons() != null) {
+      reasons = new ArrayList<>();
+      for (ThrottleReason r : ThrottleReason.values()) {
+        if (r.in(d.throttleReasons())) {
+          reasons.add(r.attributeValue());
+        }
+      }
+    }
+    return new GpuEntry(
+        d.index(),
+        d.uuid(),
+        d.name(),
+        d.pciBusId(),
+        d.state().jsonName(),
+        d.utilization(),
+        d.memoryUsedBytes(),
+        d.memoryTotalBytes(),
+        d.powerWatts(),
+        d.temperatureCelsius(),
+        processes,
+        d.parentUuid(),
+        d.migIndex(),
+        d.error(),
+        d.memoryControllerUtilization(),
+        d.energyJoules(),
+        d.fanSpeedRatio(),
+        anyClock
+            ? new GpuEntry.Clocks(d.graphicsClockMhz(), d.smClockMhz(), d.memoryClockMhz(), d.videoClockMhz())
+            : null,
+        reasons,
+        d.eccCorrectedErrors(),
+        d.eccUncorrectedErrors());
+  }
+}

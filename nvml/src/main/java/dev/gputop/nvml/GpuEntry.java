@@ -1,0 +1,62 @@
+package dev.gputop.nvml;
+
+import java.util.List;
+
+/**
+ * One GPU or MIG instance in the snapshot's {@code gpus[]} (SPEC.md section 4) and in {@code gpus
+ * --json}. The first eleven fields are the contract; the rest add detail. N/A is null. Immutable.
+ *
+ * @param index NVML index (the parent's for a MIG instance)
+ * @param uuid GPU or MIG UUID
+ * @param name product name
+ * @param pciBusId PCI bus id
+ * @param state {@code ok} or {@code failed}
+ * @param utilization fraction of time a kernel ran, 0-1
+ * @param memoryUsedBytes memory used as nvidia-smi shows it (NVML memory v2 {@code used})
+ * @param memoryTotalBytes total memory
+ * @param powerWatts power draw
+ * @param temperatureCelsius GPU temperature
+ * @param processes compute processes on this GPU (on a MIG-enabled GPU they are listed under its
+ *     instances)
+ * @param parentUuid for a MIG instance, its GPU's UUID
+ * @param migIndex for a MIG instance, its index on the GPU
+ * @param error why the GPU failed
+ * @param memoryControllerUtilization fraction of time memory was read or written, 0-1
+ * @param energyJoules energy since the driver was loaded
+ * @param fanSpeedRatio fan speed, 0-1 (may exceed 1)
+ * @param clocksMhz current clocks
+ * @param throttleReasons active clock event reasons ({@link ThrottleReason#attributeValue()})
+ * @param eccCorrectedErrors corrected ECC errors since the driver was loaded
+ * @param eccUncorrectedErrors uncorrected ECC errors since the driver was loaded
+ */
+public record GpuEntry(
+    int index,
+    String uuid,
+    String name,
+    String pciBusId,
+    String state,
+    Double utilization,
+    Long memoryUsedBytes,
+    Long memoryTotalBytes,
+    Double powerWatts,
+    Integer temperatureCelsius,
+    List<GpuProcessEntry> processes,
+    String parentUuid,
+    Integer migIndex,
+    String error,
+    Double memoryControllerUtilization,
+    Double energyJoules,
+    Double fanSpeedRatio,
+    Clocks clocksMhz,
+    List<String> throttleReasons,
+    Long eccCorrectedErrors,
+    Long eccUncorrectedErrors) {
+
+  public GpuEntry {
+    processes = List.copyOf(processes);
+    throttleReasons = throttleReasons == null ? null : List.copyOf(throttleReasons);
+  }
+
+  /** Current clocks in MHz; a clock the GPU doesn't report is null. */
+  public record Clocks(Integer graphics, Integer sm, Integer memory, Integer video) {}
+}

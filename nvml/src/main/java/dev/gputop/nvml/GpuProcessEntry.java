@@ -1,0 +1,14 @@
+package dev.gputop.nvml;
+
+/**
+ * One process on one GPU in the snapshot's {@code gpus[].processes[]} and in {@code gpus --json}.
+ * Immutable.
+ *
+ * @param pid host PID
+ * @param usedMemoryBytes GPU memory used, or null when the driver can't say
+ * @param server the inference server the process belongs to, or null
+ * @param name executable name from /proc/PID/comm, or null when unknown
+ * @param utilization the process's SM utilization (0-1), or null where the driver doesn't give it
+ */
+public record GpuProcessEntry(
+    long pid, Long usedMemoryBytes, String server, String name, Double utilization) {}

@@ -1,0 +1,168 @@
+package dev.gputop.nvml;
+
+import io.opentelemetry.api.common.Attributes;
+import io.opentelemetry.api.metrics.BatchCallback;
+import io.opentelemetry.api.metrics.Meter;
+import io.opentelemetry.api.metrics.ObservableDoubleMeasurement;
+import io.opentelemetry.api.metrics.ObservableLongMeasurement;
+import java.util.List;
+import java.util.function.Supplier;
+
+/**
+ * The NVML receiver's instruments (docs/metrics.md, "NVML receiver"), all observed in one batch
+ * callback that reads the latest published snapshot and does no I/O. Thread-safe.
+ */
+final class NvmlMetrics implements AutoCloseable {
+
+  /** What the callback reads: one device with its cached attributes. */
+  record DeviceView(GpuDevice device, DeviceAttributes attributes) {}
+
+  /** One process data point. */
+  record ProcessView(Attributes attributes, long usedMemoryBytes, Double utilization) {}
+
+  /** The part of the receiver's snapshot the instruments read. */
+  interface Source {
+    List<DeviceView> devices();
+
+    List<ProcessView> processes();
+  }
+
+  private final BatchCallback callback;
+
+  NvmlMetrics(Meter meter, Supplier<? extends Source> source) {
+    ObservableDoubleMeasurement utilization =
+        meter.gaugeBuilder("hw.gpu.utilization").setUnit("1")
+            .setDescription("Fraction of time the GPU ran a kernel.").buildObserver();
+    ObservableLongMeasurement memoryUsage =
+        meter.upDownCounterBuilder("hw.gpu.memory.usage").setUnit("By")
+            .setDescription("GPU memory used (NVML memory v2 used, as nvidia-smi shows it).").buildObserver();
+    ObservableLongMeasurement memoryLimit =
+        meter.upDownCounterBuilder("hw.gpu.memory.limit").setUnit("By")
+            .setDescription("Total GPU memory.").buildObserver();
+    ObservableDoubleMeasurement memoryUtilization =
+        meter.gaugeBuilder("hw.gpu.memory.utilization").setUnit("1")
+            .setDescription("GPU memory used divided by total memory.").buildObserver();
+    ObservableLongMeasurement io =
+        meter.counterBuilder("hw.gpu.io").setUnit("By")
+            .setDescription("PCIe bytes received and transmitted by the GPU.").buildObserver();
+    ObservableDoubleMeasurement power =
+        meter.gaugeBuilder("hw.power").setUnit("W")
+            .setDescription("GPU power draw.").buildObserver();
+    ObservableDoubleMeasurement energy =
+        meter.counterBuilder("hw.energy").ofDoubles().setUnit("J")
+            .setDescription("GPU energy consumed since the driver was loaded.").buildObserver();
+    ObservableLongMeasurement errors =
+        meter.counterBuilder("hw.errors").setUnit("{error}")
+            .setDescription("ECC errors since the driver was loaded.").buildObserver();
+    ObservableLongMeasurement status =
+        meter.upDownCounterBuilder("hw.status").setUnit("1")
+            .setDescription("1 for the GPU's current state (ok or failed), 0 for the other.").buildObserver();
+    ObservableLongMeasurement temperature =
+        meter.gaugeBuilder("gputop.gpu.temperature").ofLongs().setUnit("Cel")
+            .setDescription("GPU die temperature.").buildObserver();
+    ObservableLongMeasurement clock =
+        meter.gaugeBuilder("gputop.gpu.clock").ofLongs().setUnit("MHz")
+            .setDescription("Current GPU clocks by gputop.clock.type.").buildObserver();
+    ObservableLongMeasurement throttle =
+        meter.gaugeBuilder("gputop.gpu.throttle").ofLongs().setUnit("1")
+            .setDescription("1 while the clock event (throttle) reason is active.").buildObserver();
+    ObservableDoubleMeasurement memoryController =
+        meter.gaugeBuilder("gputop.gpu.memory_controller.utilization").setUnit("1")
+            .setDescription("Fraction of time GPU memory was read or written.").buildObserver();
+    ObservableDoubleMeasurement fan =
+        meter.gaugeBuilder("gputop.gpu.fan.speed_ratio").setUnit("1")
+            .setDescription("Fan speed as a fraction of its maximum.").buildObserver();
+    ObservableLongMeasurement processMemory =
+        meter.upDownCounterBuilder("gputop.gpu.process.memory.usage").setUnit("By")
+            .setDescription("GPU memory used by a process.").buildObserver();
+    ObservableDoubleMeasurement processUtilization =
+        meter.gaugeBuilder("gputop.gpu.process.utilization").setUnit("1")
+            .setDescription("Fraction of the GPU's SMs a process used in the driver's latest sample.").buildObserver();
+
+    callback =
+        meter.batchCallback(
+            () -> {
+              Source s = source.get();
+              for (DeviceView view : s.devices()) {
+                GpuDevice d = view.device();
+                DeviceAttributes a = view.attributes();
+                boolean failed = d.state() == GpuState.FAILED;
+                status.record(failed ? 0 : 1, a.statusOk);
+                status.record(failed ? 1 : 0, a.statusFailed);
+                if (failed) {
+                  continue;
+                }
+                if (d.utilization() != null) {
+                  utilization.record(d.utilization(), a.utilization);
+                }
+                if (d.memoryUsedBytes() != null) {
+                  memoryUsage.record(d.memoryUsedBytes(), a.base);
+                }
+                if (d.memoryTotalBytes() != null) {
+                  memoryLimit.record(d.memoryTotalBytes(), a.base);
+                  if (d.memoryUsedBytes() != null && d.memoryTotalBytes() > 0) {
+                    memoryUtilization.record((double) d.memoryUsedBytes() / d.memoryTotalBytes(), a.base);
+                  }
+                }
+                if (d.pcieReceiveBytes() != null) {
+                  io.record(d.pcieReceiveBytes(), a.ioReceive);
+                }
+                if (d.pcieTransmitBytes() != null) {
+                  io.record(d.pcieTransmitBytes(), a.ioTransmit);
+                }
+                if (d.powerWatts() != null) {
+                  power.record(d.powerWatts(), a.base);
+                }
+                if (d.energyJoules() != null) {
+                  energy.record(d.energyJoules(), a.base);
+                }
+                if (d.eccCorrectedErrors() != null) {
+                  errors.record(d.eccCorrectedErrors(), a.errorsCorrected);
+                }
+                if (d.eccUncorrectedErrors() != null) {
+                  errors.record(d.eccUncorrectedErrors(), a.errorsUncorrected);
+                }
+                if (d.temperatureCelsius() != null) {
+                  temperature.record(d.temperatureCelsius(), a.base);
+                }
+                recordClock(clock, d.graphicsClockMhz(), a.clocks[0]);
+                recordClock(clock, d.smClockMhz(), a.clocks[1]);
+                recordClock(clock, d.memoryClockMhz(), a.clocks[2]);
+                recordClock(clock, d.videoClockMhz(), a.clocks[3]);
+                if (d.throttleReasons() != null) {
+                  for (ThrottleReason r : ThrottleReason.values()) {
+                    throttle.record(r.in(d.throttleReasons()) ? 1 : 0, a.throttle[r.ordinal()]);
+                  }
+                }
+                if (d.memoryControllerUtilization() != null) {
+                  memoryController.record(d.memoryControllerUtilization(), a.base);
+                }
+                if (d.fanSpeedRatio() != null) {
+                  fan.record(d.fanSpeedRatio(), a.base);
+                }
+              }
+              for (ProcessView p : s.processes()) {
+                if (p.usedMemoryBytes() >= 0) {
+                  processMemory.record(p.usedMemoryBytes(), p.attributes());
+                }
+                if (p.utilization() != null) {
+                  processUtilization.record(p.utilization(), p.attributes());
+                }
+              }
+            },
+            utilization, memoryUsage, memoryLimit, memoryUtilization, io, power, energy, errors,
+            status, temperature, clock, throttle, memoryController, fan, processMemory,
+            processUtilization);
+  }
+
+  private static void recordClock(ObservableLongMeasurement clock, Integer mhz, Attributes a) {
+    if (mhz != null) {
+      clock.record(Integer.toUnsignedLong(mhz), a);
+    }
+  }
+
+  @Override
+  public void close() {
+    callback.close();
+  }
+}

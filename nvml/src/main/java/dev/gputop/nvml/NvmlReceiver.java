@@ -1,0 +1,241 @@
+package dev.gputop.nvml;
+
+import dev.gputop.config.Clock;
+import dev.gputop.config.HealthStatus;
+import dev.gputop.config.Receiver;
+import dev.gputop.config.ReceiverContext;
+import io.opentelemetry.api.common.Attributes;
+import io.opentelemetry.api.common.AttributesBuilder;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * The {@code nvml} receiver: samples every GPU on the agent's refresh thread, publishes an
+ * immutable snapshot, and serves it to the OpenTelemetry instruments ({@link NvmlMetrics}), the
+ * JSON snapshot ({@code gpus}, {@code alerts}), {@code /healthz} and discovery ({@link
+ * GpuProcessSource}, published through the {@link ReceiverContext}).
+ *
+ * <p>Without libnvidia-ml, or without a GPU, it reports {@code unavailable} with the reason, logs
+ * it once, and tries to open NVML again every minute (the driver may load after the agent). A GPU
+ * that falls off the bus is reported as {@code failed} with a {@code gpu_failed} alert, and the
+ * receiver is then {@code unhealthy}.
+ *
+ * <p>Thread-safety: {@link #refresh()} runs on one agent thread at a time; everything else reads
+ * the latest snapshot through an {@link AtomicReference} and may be called from any thread.
+ */
+public final class NvmlReceiver implements Receiver, GpuProcessSource {
+
+  private static final Logger logger = Logger.getLogger(NvmlReceiver.class.getName());
+
+  static final String NAME = "nvml";
+  static final long REOPEN_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(60);
+
+  /** Everything one refresh produced. */
+  private record Snapshot(
+      boolean available,
+      String unavailableReason,
+      GpuSample sample,
+      List<GpuEntry> entries,
+      List<GpuAlert> alerts,
+      HealthStatus health,
+      List<NvmlMetrics.DeviceView> devices,
+      List<NvmlMetrics.ProcessView> processes)
+      implements NvmlMetrics.Source {
+
+    static Snapshot unavailable(String reason) {
+      return new Snapshot(
+          false, reason, GpuSample.empty(null), List.of(), List.of(),
+          HealthStatus.unavailable(reason), List.of(), List.of());
+    }
+  }
+
+  private final ReceiverContext context;
+  private final String library;
+  private final Clock clock;
+  private final ProcessNames names;
+  private final AtomicReference<Snapshot> snapshot;
+  private final NvmlMetrics metrics;
+  private final Map<String, DeviceAttributes> attributes = new HashMap<>();
+  private Nvml nvml;
+  private long lastOpenAttempt;
+  private String loggedReason;
+  private boolean closed;
+
+  /** Creates the receiver, opens NVML (or records why not), registers instruments and publishes {@link GpuProcessSource}. */
+  public static NvmlReceiver create(ReceiverContext context) {
+    return new NvmlReceiver(context, new ProcessNames());
+  }
+
+  NvmlReceiver(ReceiverContext context, ProcessNames names) {
+    this.context = context;
+    this.library = context.config().nvml().library();
+    this.clock = context.clock();
+    this.names = names;
+    this.snapshot = new AtomicReference<>(Snapshot.unavailable("NVML not sampled yet"));
+    tryOpen();
+    this.metrics = new NvmlMetrics(context.openTelemetry().getMeter("dev.gputop.nvml"), snapshot::get);
+    context.publish(GpuProcessSource.class, this);
+  }
+
+  @Override
+  public String name() {
+    return NAME;
+  }
+
+  @Override
+  public synchronized void refresh() {
+    if (closed) {
+      return;
+    }
+    if (nvml == null) {
+      if (clock.nanoTime() - lastOpenAttempt >= REOPEN_INTERVAL_NANOS) {
+        tryOpen();
+      }
+      if (nvml == null) {
+        return;
+      }
+    }
+    try {
+      publish(nvml.sample());
+    } catch (RuntimeException e) {
+      // Not expected from the binding; never let it stop the agent's scheduler.
+      logger.log(Level.WARNING, "NVML sample failed", e);
+      Snapshot previous = snapshot.get();
+      snapshot.set(
+          new Snapshot(true, null, previous.sample(), previous.entries(), previous.alerts(),
+              HealthStatus.unhealthy(List.of("NVML sample failed: " + e)), previous.devices(),
+              previous.processes()));
+    }
+  }
+
+  private void tryOpen() {
+    lastOpenAttempt = clock.nanoTime();
+    try {
+      nvml = Nvml.open(library);
+      loggedReason = null;
+      logger.info(
+          "NVML: driver " + nvml.driverVersion() + ", library " + nvml.libraryFile()
+              + ", process entries of " + nvml.processEntrySize() + " bytes");
+    } catch (NvmlUnavailableException e) {
+      unavailable(e.getMessage());
+    }
+  }
+
+  private void unavailable(String reason) {
+    if (!reason.equals(loggedReason)) {
+      loggedReason = reason;
+      logger.warning("NVML unavailable: " + reason + " (GPU metrics are off; the agent runs on)");
+    }
+    snapshot.set(Snapshot.unavailable(reason));
+  }
+
+  private void publish(GpuSample sample) {
+    if (sample.devices().isEmpty()) {
+      unavailable("NVML found no NVIDIA GPU");
+      return;
+    }
+    loggedReason = null;
+    ProcessOwnerLookup owners = context.lookup(ProcessOwnerLookup.class);
+    List<GpuEntry> entries = GpuEntries.of(sample, owners, names);
+
+    List<NvmlMetrics.DeviceView> devices = new ArrayList<>(sample.devices().size());
+    List<GpuAlert> alerts = new ArrayList<>();
+    List<String> reasons = new ArrayList<>();
+    Map<String, DeviceAttributes> seen = new HashMap<>();
+    for (GpuDevice d : sample.devices()) {
+      DeviceAttributes a = attributes.get(d.id());
+      if (a == null || !a.matches(d)) {
+        a = new DeviceAttributes(d);
+      }
+      seen.put(d.id(), a);
+      devices.add(new NvmlMetrics.DeviceView(d, a));
+      if (d.state() == GpuState.FAILED) {
+        String message =
+            (d.isMig() ? "MIG instance " : "GPU ") + d.index()
+                + (d.isMig() ? "/" + d.migIndex() : "") + " (" + d.id()
+                + (d.pciBusId() != null ? ", " + d.pciBusId() : "") + ") failed: " + d.error();
+        alerts.add(new GpuAlert(GpuAlert.GPU_FAILED, null, message));
+        reasons.add(message);
+      }
+    }
+    attributes.clear();
+    attributes.putAll(seen);
+
+    List<NvmlMetrics.ProcessView> processes = new ArrayList<>();
+    for (GpuEntry e : entries) {
+      for (GpuProcessEntry p : e.processes()) {
+        AttributesBuilder b =
+            Attributes.builder()
+                .put(DeviceAttributes.HW_ID, e.uuid())
+                .put(DeviceAttributes.PROCESS_PID, p.pid());
+        if (p.name() != null) {
+          b.put(DeviceAttributes.PROCESS_EXECUTABLE_NAME, p.name());
+        }
+        if (p.server() != null) {
+          b.put(DeviceAttributes.SERVER, p.server());
+        }
+        processes.add(
+            new NvmlMetrics.ProcessView(
+                b.build(), p.usedMemoryBytes() == null ? -1 : p.usedMemoryBytes(), p.utilization()));
+      }
+    }
+    HealthStatus health = reasons.isEmpty() ? HealthStatus.healthy() : HealthStatus.unhealthy(reasons);
+    snapshot.set(
+        new Snapshot(true, null, sample, entries, List.copyOf(alerts), health, List.copyOf(devices),
+            List.copyOf(processes)));
+  }
+
+  @Override
+  public HealthStatus health() {
+    return snapshot.get().health();
+  }
+
+  @Override
+  public Map<String, Object> snapshotSections() {
+    Snapshot s = snapshot.get();
+    Map<String, Object> sections = new LinkedHashMap<>();
+    sections.put("gpus", s.entries());
+    sections.put("alerts", s.alerts());
+    return sections;
+  }
+
+  /** The latest {@code gpus[]} entries. */
+  public List<GpuEntry> gpus() {
+    return snapshot.get().entries();
+  }
+
+  @Override
+  public boolean available() {
+    return snapshot.get().available();
+  }
+
+  @Override
+  public String unavailableReason() {
+    return snapshot.get().unavailableReason();
+  }
+
+  @Override
+  public List<GpuProcess> gpuProcesses() {
+    return snapshot.get().sample().processes();
+  }
+
+  @Override
+  public synchronized void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    metrics.close();
+    if (nvml != null) {
+      nvml.close();
+      nvml = null;
+    }
+  }
+}

@@ -1,0 +1,127 @@
+package dev.gputop.nvml.jna;
+
+import com.sun.jna.Structure;
+import com.sun.jna.Structure.FieldOrder;
+
+/**
+ * The nvml.h structs the agent reads, declared as JNA structures with the header's field order.
+ * JNA lays them out with the platform's C alignment, which on x86_64 Linux and Windows x64 gives
+ * the same sizes and offsets as gcc does for nvml.h (NVML.md section 4); {@link Layouts} holds the
+ * offsets the sampler reads raw memory with, and the tests check both against each other.
+ * Not thread-safe (JNA structures are mutable buffers).
+ */
+public final class NvmlStructs {
+
+  private NvmlStructs() {}
+
+  /** Gives tests the offset JNA computed for a field. */
+  abstract static class Inspectable extends Structure {
+    /** The offset of field {@code name} in bytes. */
+    public int offsetOf(String name) {
+      return fieldOffset(name);
+    }
+  }
+
+  /** {@code nvmlPciInfo_t}: 68 bytes. */
+  @FieldOrder({"busIdLegacy", "domain", "bus", "device", "pciDeviceId", "pciSubSystemId", "busId"})
+  public static final class PciInfo extends Inspectable {
+    /** "0000:3B:00.0": the 16-character form older drivers filled in. */
+    public byte[] busIdLegacy = new byte[16];
+    public int domain;
+    public int bus;
+    public int device;
+    /** Device id in the upper 16 bits, vendor id (0x10DE) in the lower. */
+    public int pciDeviceId;
+    public int pciSubSystemId;
+    /** "00000000:3B:00.0": the form nvidia-smi shows. */
+    public byte[] busId = new byte[32];
+  }
+
+  /** {@code nvmlMemory_t} (v1): 24 bytes; {@code used} includes driver-reserved memory. */
+  @FieldOrder({"total", "free", "used"})
+  public static final class Memory extends Inspectable {
+    public long total;
+    public long free;
+    public long used;
+  }
+
+  /** {@code nvmlMemory_v2_t}: 40 bytes; {@code version} must be {@link Layouts#MEMORY_V2_VERSION}. */
+  @FieldOrder({"version", "total", "reserved", "free", "used"})
+  public static final class MemoryV2 extends Inspectable {
+    public int version;
+    public long total;
+    public long reserved;
+    public long free;
+    /** What nvidia-smi shows as used: without the reserved part. */
+    public long used;
+  }
+
+  /** {@code nvmlUtilization_t}: 8 bytes, percentages. */
+  @FieldOrder({"gpu", "memory"})
+  public static final class Utilization extends Inspectable {
+    /** Percent of the sample period during which a kernel ran. */
+    public int gpu;
+    /** Percent of the sample period during which memory was read or written (not capacity). */
+    public int memory;
+  }
+
+  /** {@code nvmlTemperature_v1_t}: 12 bytes. */
+  @FieldOrder({"version", "sensorType", "temperature"})
+  public static final class Temperature extends Inspectable {
+    public int version;
+    public int sensorType;
+    public int temperature;
+  }
+
+  /** {@code nvmlProcessInfo_v1_t}: 16 bytes, drivers before R450. */
+  @FieldOrder({"pid", "usedGpuMemory"})
+  public static final class ProcessInfoV1 extends Inspectable {
+    public int pid;
+    public long usedGpuMemory;
+  }
+
+  /** {@code nvmlProcessInfo_v2_t} (= {@code nvmlProcessInfo_t}): 24 bytes. */
+  @FieldOrder({"pid", "usedGpuMemory", "gpuInstanceId", "computeInstanceId"})
+  public static final class ProcessInfoV2 extends Inspectable {
+    public int pid;
+    /** Bytes, or ULLONG_MAX when not available (Windows WDDM). */
+    public long usedGpuMemory;
+    /** 0xFFFFFFFF when not on a MIG instance. */
+    public int gpuInstanceId;
+    public int computeInstanceId;
+  }
+
+  /** {@code nvmlProcessDetail_v1_t}: 32 bytes; what R535.43-535.86 wrote from the {@code _v3} call. */
+  @FieldOrder({"pid", "usedGpuMemory", "gpuInstanceId", "computeInstanceId", "usedGpuCcProtectedMemory"})
+  public static final class ProcessDetailV1 extends Inspectable {
+    public int pid;
+    public long usedGpuMemory;
+    public int gpuInstanceId;
+    public int computeInstanceId;
+    public long usedGpuCcProtectedMemory;
+  }
+
+  /** {@code nvmlProcessUtilizationSample_t}: 32 bytes. */
+  @FieldOrder({"pid", "timeStamp", "smUtil", "memUtil", "encUtil", "decUtil"})
+  public static final class ProcessUtilizationSample extends Inspectable {
+    public int pid;
+    /** CPU timestamp in microseconds. */
+    public long timeStamp;
+    public int smUtil;
+    public int memUtil;
+    public int encUtil;
+    public int decUtil;
+  }
+
+  /** {@code nvmlFieldValue_t}: 40 bytes; the 8-byte value union is read as a long at offset 32. */
+  @FieldOrder({"fieldId", "scopeId", "timestamp", "latencyUsec", "valueType", "nvmlReturn", "value"})
+  public static final class FieldValue extends Inspectable {
+    public int fieldId;
+    public int scopeId;
+    public long timestamp;
+    public long latencyUsec;
+    public int valueType;
+    public int nvmlReturn;
+    public long value;
+  }
+}
