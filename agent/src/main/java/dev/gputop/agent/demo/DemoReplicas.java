@@ -114,6 +114,7 @@ public final class DemoReplicas implements AutoCloseable {
     private long seed;
     private Clock clock = Clock.system();
     private boolean restarts = true;
+    private double meanSecondsBetweenRestarts = -1;
     private boolean llamaCppLegacyKvCache;
     private int basePort;
 
@@ -134,6 +135,18 @@ public final class DemoReplicas implements AutoCloseable {
     /** Whether servers restart now and then, counters back to zero (default true). */
     public Builder restarts(boolean restarts) {
       this.restarts = restarts;
+      return this;
+    }
+
+    /**
+     * The mean time between restarts of every replica, instead of each one's default (10–25
+     * minutes); restarts are never sooner than two minutes apart. For tests of restart handling.
+     */
+    public Builder meanSecondsBetweenRestarts(double seconds) {
+      if (!(seconds > 0)) {
+        throw new IllegalArgumentException("meanSecondsBetweenRestarts must be > 0: " + seconds);
+      }
+      this.meanSecondsBetweenRestarts = seconds;
       return this;
     }
 
@@ -164,6 +177,8 @@ public final class DemoReplicas implements AutoCloseable {
         LoadModel.Settings s = settings(name);
         if (!restarts) {
           s = s.withoutRestarts();
+        } else if (meanSecondsBetweenRestarts > 0) {
+          s = s.withRestarts(meanSecondsBetweenRestarts);
         }
         long replicaSeed = seed ^ (0x9E3779B97F4A7C15L * (i + 1));
         list.add(new Replica(name, new LoadModel(s, writer.histogramBounds(), replicaSeed, clock), writer));

@@ -178,6 +178,8 @@ public final class LoadModel {
   private long nextRestart;
   private long burstStart;
   private long burstEnd;
+  /** Until when the server is down after a scheduled restart (not listening, no arrivals). */
+  private long downUntil = Long.MIN_VALUE;
 
   /**
    * A model that keeps histograms of the given kinds with the given upper bounds (the engine's
@@ -256,9 +258,20 @@ public final class LoadModel {
     restartAt(simNanos);
   }
 
+  /**
+   * Whether the server is down now: for 3–10 s after each scheduled restart it is not listening
+   * (the replica drops the connection) and requests sent to it are lost. A {@link #restart()}
+   * asked for explicitly has no downtime.
+   */
+  public synchronized boolean isDown() {
+    advance();
+    return simNanos < downUntil;
+  }
+
   private void step(long t0, long t1) {
     if (t1 >= nextRestart) {
       restartAt(t1);
+      downUntil = t1 + (long) ((3 + rnd.nextDouble() * 7) * 1e9);
     }
     arrivals(t1);
     for (Engine e : engines) {
@@ -273,6 +286,9 @@ public final class LoadModel {
     while (nextArrival <= t1) {
       long at = nextArrival;
       nextArrival = at + expNanos(rate(at));
+      if (at < downUntil) {
+        continue; // nobody is listening: the client sees a refused connection
+      }
       Engine target = engines[0];
       for (int i = 1; i < engines.length; i++) {
         Engine e = engines[i];

@@ -134,6 +134,10 @@ public final class Replica {
         send(ex, 405, "text/plain; charset=utf-8", "Method Not Allowed");
         return;
       }
+      if (model.isDown()) {
+        // restarting: close the connection without an answer, as a server that is not up yet
+        return;
+      }
       if (!metricsEnabled) {
         if (writer.engine().equals("llamacpp")) {
           send(ex, 501, "application/json; charset=utf-8", LLAMACPP_DISABLED);

@@ -109,6 +109,27 @@ class DemoReplicasTest {
   }
 
   @Test
+  void scheduledRestart_dropsConnectionsForAWhileThenCountsFromZero() throws Exception {
+    ManualClock c = new ManualClock(Fixtures.T0);
+    try (DemoReplicas d = DemoReplicas.builder().seed(32).clock(c).meanSecondsBetweenRestarts(1).start()) {
+      Replica vllm = d.replica("vllm-dp2");
+      c.advance(Duration.ofSeconds(110));
+      double before = MiniExposition.parse(get(vllm.url(), "*/*").body()).sum("vllm:generation_tokens_total");
+      while (vllm.truth().restarts().isEmpty()) {
+        c.advance(Duration.ofMillis(500));
+      }
+      assertThat(vllm.model().isDown()).isTrue();
+      assertThatThrownBy(() -> get(vllm.url(), "*/*")).isInstanceOf(java.io.IOException.class);
+      c.advance(Duration.ofSeconds(12));
+      assertThat(vllm.model().isDown()).isFalse();
+      HttpResponse<String> resp = get(vllm.url(), "*/*");
+      assertThat(resp.statusCode()).isEqualTo(200);
+      double after = MiniExposition.parse(resp.body()).sum("vllm:generation_tokens_total");
+      assertThat(after).isLessThan(before);
+    }
+  }
+
+  @Test
   void close_stopsListeningAndIsIdempotent() throws Exception {
     URI url = demo.replica("vllm-dp2").url();
     demo.close();
