@@ -197,7 +197,9 @@ public final class LoadModel {
     this.epochOffsetNanos = clock.epochNanos() - originNanos;
     this.simNanos = originNanos;
     this.startNanos = originNanos;
-    this.phase = rnd.nextDouble() * 2 * Math.PI;
+    // Start near the top of the swell, so the first burst (20–60 s in) fills the batch: a short
+    // demo shows queues and a full KV cache, not only an idle server.
+    this.phase = Math.PI / 2 - 0.6 + rnd.nextDouble() * 0.9;
     this.engines = new Engine[settings.engines()];
     for (int i = 0; i < engines.length; i++) {
       engines[i] = new Engine();
