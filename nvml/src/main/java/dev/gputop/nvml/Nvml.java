@@ -123,6 +123,31 @@ public final class Nvml implements AutoCloseable {
     }
   }
 
+  /**
+   * Opens NVML, samples once and closes it: the GPU processes for one-shot commands such as {@code
+   * discover}. Never throws: when NVML is unavailable the source says so ({@link
+   * GpuProcessSource#available()} false, with the reason).
+   */
+  public static GpuProcessSource sampleProcessesOnce(String libraryOrNull) {
+    try (Nvml nvml = open(libraryOrNull)) {
+      GpuSample sample = nvml.sample();
+      if (sample.devices().isEmpty()) {
+        return new FixedProcessSource(false, "NVML found no NVIDIA GPU", List.of());
+      }
+      return new FixedProcessSource(true, null, sample.processes());
+    } catch (NvmlUnavailableException e) {
+      return new FixedProcessSource(false, e.getMessage(), List.of());
+    }
+  }
+
+  /** A process list read once. Immutable. */
+  private record FixedProcessSource(boolean available, String unavailableReason, List<GpuProcess> gpuProcesses)
+      implements GpuProcessSource {
+    FixedProcessSource {
+      gpuProcesses = List.copyOf(gpuProcesses);
+    }
+  }
+
   /** The driver version NVML reported at open, e.g. {@code 550.54.15}, or null. */
   public String driverVersion() {
     return driverVersion;

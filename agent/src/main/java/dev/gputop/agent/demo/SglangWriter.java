@@ -103,7 +103,8 @@ final class SglangWriter implements ExpositionWriter {
     return b.toString();
   }
 
-  private String schedPrefix(int rank) {
+  /** The scheduler labels before {@code le} (labels are sorted by name). */
+  private static String schedPrefix(int rank) {
     return "{engine_type=\"unified\",";
   }
 

@@ -17,13 +17,9 @@ final class TgiWriter implements ExpositionWriter {
 
   static final double[] DURATION = durationBuckets();
 
-  private final int maxInputTokens;
-  private final int maxTotalTokens;
   private final Map<Kind, double[]> bounds = new EnumMap<>(Kind.class);
 
   TgiWriter(int maxInputTokens, int maxTotalTokens) {
-    this.maxInputTokens = maxInputTokens;
-    this.maxTotalTokens = maxTotalTokens;
     bounds.put(Kind.E2E, DURATION);
     bounds.put(Kind.VALIDATION, DURATION);
     bounds.put(Kind.QUEUE, DURATION);
@@ -183,13 +179,5 @@ final class TgiWriter implements ExpositionWriter {
     String l = labels.isEmpty() ? "" : "{" + labels + "}";
     b.append(name).append("_sum").append(l).append(' ').append(Fmt.rust(h.sum())).append('\n');
     b.append(name).append("_count").append(l).append(' ').append(h.count()).append('\n');
-  }
-
-  int maxInputTokens() {
-    return maxInputTokens;
-  }
-
-  int maxTotalTokens() {
-    return maxTotalTokens;
   }
 }

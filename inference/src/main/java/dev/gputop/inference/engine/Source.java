@@ -36,6 +36,24 @@ public record Source(String name, Form form) {
     Objects.requireNonNull(form, "form");
   }
 
+  // Written out: sources are map keys on every scrape.
+  @Override
+  public int hashCode() {
+    return 31 * name.hashCode() + form.ordinal();
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    if (this == o) {
+      return true;
+    }
+    if (!(o instanceof Source)) {
+      return false;
+    }
+    Source s = (Source) o;
+    return form == s.form && name.equals(s.name);
+  }
+
   public static Source gauge(String name) {
     return new Source(name, Form.GAUGE);
   }
