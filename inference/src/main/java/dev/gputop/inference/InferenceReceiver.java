@@ -286,13 +286,14 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
     return new ServerEntry(t.name(), engine, t.url().toString(), t.source(), state, error,
         t.gpus(), t.pids(), s.running(), s.waiting(), s.kvCacheUsage(), s.prefixHitRatio(),
         s.requestsPerSecond(), s.promptTokensPerSecond(), s.generationTokensPerSecond(),
-        s.preemptionsPerSecond(), s.ttft(), s.itl(), s.e2e(), s.queue(), models);
+        s.preemptionsPerSecond(), s.ttft(), s.itl(), s.e2e(), s.queue(), s.ttftApproxMean(), models);
   }
 
   private static ModelEntry modelEntry(String model, String engine, String state, ServerStats s) {
     return new ModelEntry(model, engine, state, null, s.running(), s.waiting(), s.kvCacheUsage(),
         s.prefixHitRatio(), s.requestsPerSecond(), s.promptTokensPerSecond(),
-        s.generationTokensPerSecond(), s.preemptionsPerSecond(), s.ttft(), s.itl(), s.e2e(), s.queue());
+        s.generationTokensPerSecond(), s.preemptionsPerSecond(), s.ttft(), s.itl(), s.e2e(), s.queue(),
+        s.ttftApproxMean());
   }
 
   static ServingOverview overview(List<ServerEntry> servers) {

@@ -113,7 +113,7 @@ class InferenceReceiverTest {
       assertThat(names(s)).containsExactlyInAnyOrder("name", "engine", "url", "source", "state", "error",
           "gpus", "pids", "running", "waiting", "kvCacheUsage", "prefixHitRatio", "requestsPerSecond",
           "promptTokensPerSecond", "generationTokensPerSecond", "preemptionsPerSecond", "ttft", "itl",
-          "e2e", "queue", "models");
+          "e2e", "queue", "ttftApproxMean", "models");
       assertThat(names(s.get("ttft"))).containsExactlyInAnyOrder("mean", "p50", "p90", "p99", "count");
       assertThat(s.get("error").isNull()).isTrue();
       assertThat(s.get("ttft").get("count").asLong()).isEqualTo(40);

@@ -127,6 +127,9 @@ public final class EngineMapper {
           continue;
         }
         for (Slot t : targets) {
+          if (!t.source.accepts(s.labels())) {
+            continue;
+          }
           bySource.computeIfAbsent(t.source, k -> new ArrayList<>()).add(rename(s, name));
         }
       }

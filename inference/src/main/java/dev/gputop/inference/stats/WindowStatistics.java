@@ -54,13 +54,15 @@ public final class WindowStatistics {
     if (entries.size() < 2) {
       return new ServerStats(running, waiting, kv, hitGauge, null, null, null, null,
           notYet(newest, Concept.TTFT, model), notYet(newest, Concept.ITL, model),
-          notYet(newest, Concept.E2E, model), notYet(newest, Concept.QUEUE, model));
+          notYet(newest, Concept.E2E, model), notYet(newest, Concept.QUEUE, model), null);
     }
     Range r = new Range(entries, window.rangeStartNanos());
     Double prefix = prefixHitRatio(r, model);
     if (prefix == null && newest.get(Concept.PREFIX_HITS) == null) {
       prefix = hitGauge;
     }
+    LatencyStats ttft = latency(r, Concept.TTFT, model);
+    LatencyStats queue = latency(r, Concept.QUEUE, model);
     return new ServerStats(
         running,
         waiting,
@@ -70,10 +72,26 @@ public final class WindowStatistics {
         rate(r, Concept.PROMPT_TOKENS, model),
         rate(r, Concept.GENERATION_TOKENS, model),
         rate(r, Concept.PREEMPTIONS, model),
-        latency(r, Concept.TTFT, model),
+        ttft,
         latency(r, Concept.ITL, model),
         latency(r, Concept.E2E, model),
-        latency(r, Concept.QUEUE, model));
+        queue,
+        ttft == null ? ttftApprox(r, queue, model) : null);
+  }
+
+  /**
+   * TGI's approximate TTFT: mean queue time + mean prefill batch time over the window (a
+   * request waits in the queue, then its prefill batch runs). Null unless both are known.
+   */
+  private static Double ttftApprox(Range r, LatencyStats queue, String model) {
+    if (queue == null || queue.mean() == null) {
+      return null;
+    }
+    LatencyStats prefill = latency(r, Concept.PREFILL_BATCH, model);
+    if (prefill == null || prefill.mean() == null) {
+      return null;
+    }
+    return queue.mean() + prefill.mean();
   }
 
   /** The entries with times in seconds relative to the range start. */

@@ -52,7 +52,7 @@ class InferenceMetricsTest {
   @Test
   void collect_exportsEveryDocumentedGaugeWithServerAndEngine() {
     LatencyStats l = new LatencyStats(0.3, 0.25, 0.6, 0.9, 40L);
-    ServerStats s = new ServerStats(5, 1, 0.61, 0.55, 4.0, 900.0, 1100.0, 0.3, l, l, l, l);
+    ServerStats s = new ServerStats(5, 1, 0.61, 0.55, 4.0, 900.0, 1100.0, 0.3, l, l, l, l, 0.35);
     snapshot.set(snapshotOf(List.of(StatsPoint.of("chat", "vllm", null, s)),
         Map.of(StatsPoint.upAttributes("chat", "vllm", "up"), 1L)));
     try (InferenceMetrics m = new InferenceMetrics(sdk, snapshot::get)) {
@@ -66,7 +66,8 @@ class InferenceMetricsTest {
           "gputop.inference.ttft", "gputop.inference.itl", "gputop.inference.e2e", "gputop.inference.queue",
           "gputop.inference.ttft.mean", "gputop.inference.itl.mean", "gputop.inference.e2e.mean",
           "gputop.inference.queue.mean", "gputop.inference.ttft.count", "gputop.inference.itl.count",
-          "gputop.inference.e2e.count", "gputop.inference.queue.count");
+          "gputop.inference.e2e.count", "gputop.inference.queue.count",
+          "gputop.inference.ttft_approx.mean");
       MetricData running = metric(all, "gputop.inference.requests.running");
       assertThat(running.getUnit()).isEqualTo("{request}");
       assertThat(running.getLongGaugeData().getPoints()).singleElement().satisfies(p -> {
@@ -95,7 +96,7 @@ class InferenceMetricsTest {
   void collect_notApplicableValuesHaveNoDataPoint() {
     // TGI: no KV cache, no TTFT; a latency with no request in the window has only its count.
     LatencyStats empty = new LatencyStats(null, null, null, null, 0L);
-    ServerStats s = new ServerStats(8, 3, null, null, 5.0, 1000.0, 1200.0, null, null, empty, empty, empty);
+    ServerStats s = new ServerStats(8, 3, null, null, 5.0, 1000.0, 1200.0, null, null, empty, empty, empty, 0.2);
     snapshot.set(snapshotOf(List.of(StatsPoint.of("tgi", "tgi", null, s)), Map.of()));
     try (InferenceMetrics m = new InferenceMetrics(sdk, snapshot::get)) {
       Collection<MetricData> all = reader.collectAllMetrics();
@@ -105,13 +106,16 @@ class InferenceMetricsTest {
       assertThat(metric(all, "gputop.inference.itl")).isNull();
       assertThat(points(metric(all, "gputop.inference.itl.count"))).hasSize(1);
       assertThat(points(metric(all, "gputop.inference.request.rate"))).hasSize(1);
+      // The approximation has its own name; it never fills the TTFT gauges.
+      assertThat(metric(all, "gputop.inference.ttft_approx.mean").getDoubleGaugeData().getPoints())
+          .singleElement().satisfies(p -> assertThat(p.getValue()).isEqualTo(0.2));
     }
   }
 
   @Test
   void collect_perModelPointsCarryTheModelAttribute() {
-    ServerStats total = new ServerStats(3, null, null, null, null, null, null, null, null, null, null, null);
-    ServerStats a = new ServerStats(2, null, null, null, null, null, null, null, null, null, null, null);
+    ServerStats total = new ServerStats(3, null, null, null, null, null, null, null, null, null, null, null, null);
+    ServerStats a = new ServerStats(2, null, null, null, null, null, null, null, null, null, null, null, null);
     snapshot.set(snapshotOf(List.of(StatsPoint.of("ray", "vllm", null, total),
         StatsPoint.of("ray", "vllm", "model-a", a)), Map.of()));
     try (InferenceMetrics m = new InferenceMetrics(sdk, snapshot::get)) {
@@ -132,7 +136,7 @@ class InferenceMetricsTest {
     String section = text.substring(from, to);
     LatencyStats l = new LatencyStats(0.3, 0.25, 0.6, 0.9, 40L);
     snapshot.set(snapshotOf(List.of(StatsPoint.of("s", "vllm", null,
-        new ServerStats(1, 1, 0.5, 0.5, 1.0, 1.0, 1.0, 1.0, l, l, l, l))),
+        new ServerStats(1, 1, 0.5, 0.5, 1.0, 1.0, 1.0, 1.0, l, l, l, l, 0.4))),
         Map.of(StatsPoint.upAttributes("s", "vllm", "up"), 1L)));
     try (InferenceMetrics m = new InferenceMetrics(sdk, snapshot::get)) {
       for (MetricData d : reader.collectAllMetrics()) {
@@ -151,7 +155,7 @@ class InferenceMetricsTest {
 
   @Test
   void close_unregistersTheCallbacks() {
-    ServerStats s = new ServerStats(1, null, null, null, null, null, null, null, null, null, null, null);
+    ServerStats s = new ServerStats(1, null, null, null, null, null, null, null, null, null, null, null, null);
     snapshot.set(snapshotOf(List.of(StatsPoint.of("x", "vllm", null, s)), Map.of()));
     InferenceMetrics m = new InferenceMetrics(sdk, snapshot::get);
     m.close();
