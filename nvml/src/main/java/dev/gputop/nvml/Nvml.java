@@ -77,6 +77,8 @@ public final class Nvml implements AutoCloseable {
   private final Map<String, DeviceState> states = new HashMap<>();
   private List<DeviceState> gpus = List.of();
   private int lastCount = -1;
+  /** The return code of the last {@link #readString} call. */
+  private int lastStringReturn;
   private boolean closed;
 
   private Nvml(NvmlNative nv) {
@@ -290,8 +292,6 @@ public final class Nvml implements AutoCloseable {
     }
     return busId.isEmpty() ? null : busId;
   }
-
-  private int lastStringReturn;
 
   private String readString(Symbol symbol, Pointer handle, int size) {
     int rc = nv.invoke(symbol, handle, scratch, size);
