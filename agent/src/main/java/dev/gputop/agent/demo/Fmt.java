@@ -105,6 +105,21 @@ final class Fmt {
     return plain.scale() <= 0 ? plain.toBigInteger().toString() : plain.toPlainString();
   }
 
+  private static final java.util.concurrent.ConcurrentHashMap<Double, String> PYTHON_LE =
+      new java.util.concurrent.ConcurrentHashMap<>();
+  private static final java.util.concurrent.ConcurrentHashMap<Double, String> RUST_LE =
+      new java.util.concurrent.ConcurrentHashMap<>();
+
+  /** {@link #python} for bucket bounds, cached: the writers' bounds are a small fixed set. */
+  static String pythonLe(double bound) {
+    return PYTHON_LE.computeIfAbsent(bound, Fmt::python);
+  }
+
+  /** {@link #rust} for bucket bounds, cached. */
+  static String rustLe(double bound) {
+    return RUST_LE.computeIfAbsent(bound, Fmt::rust);
+  }
+
   /** A label value escaped for the text format. */
   static String escape(String v) {
     if (v.indexOf('\\') < 0 && v.indexOf('"') < 0 && v.indexOf('\n') < 0) {

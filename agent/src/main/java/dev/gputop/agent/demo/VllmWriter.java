@@ -243,7 +243,7 @@ final class VllmWriter implements ExpositionWriter {
     for (EngineStats e : es) {
       Hist h = e.hist(kind);
       for (int i = 0; i <= h.size(); i++) {
-        String le = i == h.size() ? "+Inf" : Fmt.python(h.bound(i));
+        String le = i == h.size() ? "+Inf" : Fmt.pythonLe(h.bound(i));
         sample(b, name + "_bucket", labels(e, "le", le), h.cumulative(i));
       }
       sample(b, name + "_count", labels(e), h.count());
