@@ -43,6 +43,9 @@ final class Fmt {
     if (d == 0) {
       return (1 / d < 0) ? "-0.0" : "0.0";
     }
+    if (d == Math.rint(d) && Math.abs(d) < 1e16) {
+      return (long) d + ".0"; // fast path for counts, exact below 2^53 and as Python writes them
+    }
     BigDecimal bd = new BigDecimal(Double.toString(d)).stripTrailingZeros();
     String digits = bd.unscaledValue().abs().toString();
     // value = 0.digits * 10^decpt
@@ -76,6 +79,9 @@ final class Fmt {
     }
     if (d == 0) {
       return "0";
+    }
+    if (d == Math.rint(d) && Math.abs(d) < 1e16) {
+      return Long.toString((long) d);
     }
     return new BigDecimal(Double.toString(d)).stripTrailingZeros().toPlainString();
   }
