@@ -142,7 +142,7 @@ final class SglangWriter implements ExpositionWriter {
   /** Buckets, then _count, then _sum; {@code le} sorts between the two label halves. */
   private static void histogramSamples(StringBuilder b, String name, Hist h, String before, String after) {
     for (int i = 0; i <= h.size(); i++) {
-      String le = i == h.size() ? "+Inf" : Fmt.python(h.bound(i));
+      String le = i == h.size() ? "+Inf" : Fmt.pythonLe(h.bound(i));
       b.append(name).append("_bucket").append(before).append("le=\"").append(le).append("\",").append(after)
           .append(' ').append(Fmt.python(h.cumulative(i))).append('\n');
     }

@@ -172,7 +172,7 @@ final class TgiWriter implements ExpositionWriter {
   private static void samples(StringBuilder b, String name, String labels, Hist h) {
     String prefix = labels.isEmpty() ? "{" : "{" + labels + ",";
     for (int i = 0; i <= h.size(); i++) {
-      String le = i == h.size() ? "+Inf" : Fmt.rust(h.bound(i));
+      String le = i == h.size() ? "+Inf" : Fmt.rustLe(h.bound(i));
       b.append(name).append("_bucket").append(prefix).append("le=\"").append(le).append("\"} ")
           .append(h.cumulative(i)).append('\n');
     }

@@ -243,8 +243,10 @@ final class VllmWriter implements ExpositionWriter {
     for (EngineStats e : es) {
       Hist h = e.hist(kind);
       for (int i = 0; i <= h.size(); i++) {
-        String le = i == h.size() ? "+Inf" : Fmt.python(h.bound(i));
-        sample(b, name + "_bucket", labels(e, "le", le), h.cumulative(i));
+        String le = i == h.size() ? "+Inf" : Fmt.pythonLe(h.bound(i));
+        // "engine" < "le" < "model_name": the sorted order without building a map per bucket
+        String l = "{engine=\"" + e.index + "\",le=\"" + le + "\",model_name=\"" + Fmt.escape(modelName) + "\"}";
+        sample(b, name + "_bucket", l, h.cumulative(i));
       }
       sample(b, name + "_count", labels(e), h.count());
       sample(b, name + "_sum", labels(e), h.sum());

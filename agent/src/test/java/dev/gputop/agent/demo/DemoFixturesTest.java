@@ -24,8 +24,8 @@ import org.junit.jupiter.api.Test;
  */
 class DemoFixturesTest {
 
-  static final long SEED = 2026;
-  static final Duration WARMUP = Duration.ofSeconds(120);
+  static final long SEED = 42;
+  static final Duration WARMUP = Duration.ofSeconds(45);
   static final Duration APART = Duration.ofSeconds(30);
 
   @Test
@@ -44,6 +44,18 @@ class DemoFixturesTest {
         assertThat(Files.readString(p, StandardCharsets.UTF_8)).as(f.getKey()).isEqualTo(f.getValue());
       }
     }
+  }
+
+  @Test
+  void fixtures_showWhatTheReadmeSays() throws Exception {
+    Map<String, String> files = record();
+    MiniExposition vllm = MiniExposition.parse(files.get("vllm/demo-vllm-dp2-t1.prom"));
+    assertThat(vllm.value("vllm:kv_cache_usage_perc", "engine", "0")).isGreaterThanOrEqualTo(0.95);
+    assertThat(vllm.value("vllm:num_requests_waiting", "engine", "0")).isPositive();
+    assertThat(MiniExposition.parse(files.get("tgi/demo-tgi-t0.prom")).value("tgi_queue_size")).isPositive();
+    assertThat(MiniExposition.parse(files.get("llamacpp/demo-llamacpp-t0.prom")).value("llamacpp:requests_deferred")).isPositive();
+    assertThat(files.get("llamacpp/demo-llamacpp-legacy-kv-t0.prom")).contains("llamacpp:kv_cache_usage_ratio ");
+    assertThat(files).hasSize(10);
   }
 
   /** File (relative to the fixtures folder) → content. */
