@@ -29,6 +29,13 @@ public final class EngineMapper {
   /** Per profile: canonical sample name → the sources that read it. */
   private final Map<Engine, Map<String, List<Slot>>> slotsByEngine = new EnumMap<>(Engine.class);
 
+  /**
+   * Per profile: the canonical names of the typed families that can hold a source's samples
+   * (with and without {@code _total}, histograms by base name), so that the other families of
+   * the engine (token-count histograms, {@code _created} gauges, ...) are skipped whole.
+   */
+  private final Map<Engine, java.util.Set<String>> familiesByEngine = new EnumMap<>(Engine.class);
+
   /** Per profile: wire prefixes and the canonical prefix each maps to, as arrays for speed. */
   private static final Map<Engine, String[][]> PREFIXES = new EnumMap<>(Engine.class);
 
@@ -62,6 +69,16 @@ public final class EngineMapper {
         }
       }
       slotsByEngine.put(p.engine(), slots);
+      java.util.Set<String> families = new java.util.HashSet<>();
+      for (String name : slots.keySet()) {
+        families.add(name);
+        for (String suffix : new String[] {"_total", "_bucket", "_sum", "_count"}) {
+          if (name.endsWith(suffix)) {
+            families.add(name.substring(0, name.length() - suffix.length()));
+          }
+        }
+      }
+      familiesByEngine.put(p.engine(), families);
     }
   }
 
@@ -103,14 +120,28 @@ public final class EngineMapper {
     String[][] prefixes = PREFIXES.get(engine);
     String[] wire = prefixes[0];
     String[] canonical = prefixes[1];
+    java.util.Set<String> families = familiesByEngine.get(engine);
     // Two concepts may read one metric (SGLang prompt tokens): sources are keys by value.
     Map<Source, List<Sample>> bySource = new HashMap<>();
     for (MetricFamily f : exposition.families()) {
       List<Sample> samples = f.samples();
-      // Skip whole families of other exporters (python_, process_, http_) at once.
-      if (samples.isEmpty()
-          || (prefixIndex(wire, f.name()) < 0 && prefixIndex(wire, samples.get(0).name()) < 0)) {
+      // Skip whole families of other exporters (python_, process_, http_) at once, and typed
+      // families of the engine that no source reads. Untyped families are named after their
+      // first sample, so they are read sample by sample.
+      if (samples.isEmpty()) {
         continue;
+      }
+      int fi = prefixIndex(wire, f.name());
+      if (fi < 0 && prefixIndex(wire, samples.get(0).name()) < 0) {
+        continue;
+      }
+      if (fi >= 0 && f.type() != dev.gputop.inference.parse.MetricType.UNTYPED) {
+        String family = wire[fi].equals(canonical[fi])
+            ? f.name()
+            : canonical[fi] + f.name().substring(wire[fi].length());
+        if (!families.contains(family)) {
+          continue;
+        }
       }
       for (int si = 0, sn = samples.size(); si < sn; si++) {
         Sample s = samples.get(si);
