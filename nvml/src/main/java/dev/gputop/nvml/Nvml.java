@@ -252,12 +252,19 @@ public final class Nvml implements AutoCloseable {
     String uuid = readString(Symbol.UUID, handle, Layouts.UUID_BUFFER_SIZE);
     if (uuid == null) {
       int rc = lastStringReturn;
+      // Without a UUID, the PCI bus id is the next stable identity; the index is the last resort.
+      String busId = parent == null ? readBusId(handle) : null;
       String key =
-          parent == null ? "gpu-index-" + index : parent.key + "/mig-" + migIndex;
+          parent != null
+              ? parent.key + "/mig-" + migIndex
+              : busId != null ? "pci-" + busId : "gpu-index-" + index;
       DeviceState unknown =
           states.computeIfAbsent(
               key, k -> new DeviceState(k, null, parent == null ? null : parent.uuid, migIndex));
       unknown.index = index;
+      if (unknown.pciBusId == null) {
+        unknown.pciBusId = busId;
+      }
       if (!unknown.failed) {
         unknown.fail("nvmlDeviceGetUUID: " + NvmlReturn.describe(rc));
         logger.warning(unknown.label() + " failed: " + unknown.error);

@@ -378,4 +378,17 @@ class NvmlTest {
     assertThat(missing.unavailableReason()).contains("/nonexistent/libnvidia-ml.so.1");
     assertThat(missing.gpuProcesses()).isEmpty();
   }
+
+  @Test
+  void sample_uuidUnreadableButBusIdKnown_isKeyedByBusId() throws Exception {
+    Control fake = FakeNvml.reset(2);
+    fake.fake_nvml_set_error("nvmlDeviceGetUUID", 1, 15, -1);
+    try (Nvml nvml = open(Variant.CURRENT)) {
+      GpuDevice failed = nvml.sample().devices().get(1);
+      assertThat(failed.state()).isEqualTo(GpuState.FAILED);
+      assertThat(failed.uuid()).isNull();
+      assertThat(failed.pciBusId()).isEqualTo("00000000:28:00.0");
+      assertThat(failed.id()).isEqualTo("pci-00000000:28:00.0");
+    }
+  }
 }
