@@ -77,6 +77,8 @@ public final class Nvml implements AutoCloseable {
   private final Map<String, DeviceState> states = new HashMap<>();
   private List<DeviceState> gpus = List.of();
   private int lastCount = -1;
+  /** The return code of the last {@link #readString} call. */
+  private int lastStringReturn;
   private boolean closed;
 
   private Nvml(NvmlNative nv) {
@@ -120,6 +122,31 @@ public final class Nvml implements AutoCloseable {
     } catch (RuntimeException | Error e) {
       nv.invoke(Symbol.SHUTDOWN);
       throw e;
+    }
+  }
+
+  /**
+   * Opens NVML, samples once and closes it: the GPU processes for one-shot commands such as {@code
+   * discover}. Never throws: when NVML is unavailable the source says so ({@link
+   * GpuProcessSource#available()} false, with the reason).
+   */
+  public static GpuProcessSource sampleProcessesOnce(String libraryOrNull) {
+    try (Nvml nvml = open(libraryOrNull)) {
+      GpuSample sample = nvml.sample();
+      if (sample.devices().isEmpty()) {
+        return new FixedProcessSource(false, "NVML found no NVIDIA GPU", List.of());
+      }
+      return new FixedProcessSource(true, null, sample.processes());
+    } catch (NvmlUnavailableException e) {
+      return new FixedProcessSource(false, e.getMessage(), List.of());
+    }
+  }
+
+  /** A process list read once. Immutable. */
+  private record FixedProcessSource(boolean available, String unavailableReason, List<GpuProcess> gpuProcesses)
+      implements GpuProcessSource {
+    FixedProcessSource {
+      gpuProcesses = List.copyOf(gpuProcesses);
     }
   }
 
@@ -265,8 +292,6 @@ public final class Nvml implements AutoCloseable {
     }
     return busId.isEmpty() ? null : busId;
   }
-
-  private int lastStringReturn;
 
   private String readString(Symbol symbol, Pointer handle, int size) {
     int rc = nv.invoke(symbol, handle, scratch, size);

@@ -150,4 +150,19 @@ class EngineMapperTest {
     assertThat(EngineMapper.parseLe("1d")).isNaN();
     assertThat(EngineMapper.parseLe("")).isNaN();
   }
+
+  @Test
+  void map_vllmV1DataParallelCapture() {
+    ServerScrape s = map(TextExpositions.resource("/fixtures/vllm/vllm-v1-dp2.prom"));
+    assertThat(s.engine()).isEqualTo(Engine.VLLM);
+    assertThat(s.models()).containsExactly("Qwen/Qwen3-8B");
+    assertThat(value(s, Concept.RUNNING)).isEqualTo(25); // 14 + 11
+    assertThat(value(s, Concept.REQUESTS)).isEqualTo(3664); // every finished_reason, both engines
+    assertThat(s.get(Concept.TTFT).histograms()).hasSize(2);
+    double observations = s.get(Concept.TTFT).histograms().values().stream()
+        .mapToDouble(HistogramSeries::observations).sum();
+    assertThat(observations).isEqualTo(3664); // 1873 + 1791
+    // _created gauges sit beside every counter: never read as values.
+    assertThat(s.get(Concept.PROMPT_TOKENS).series()).hasSize(2);
+  }
 }
