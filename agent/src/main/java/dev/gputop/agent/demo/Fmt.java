@@ -126,6 +126,12 @@ final class Fmt {
     return RUST_LE.computeIfAbsent(bound, Fmt::rust);
   }
 
+  /** The HELP and TYPE lines of a family, as prometheus_client writes them. */
+  static void header(StringBuilder b, String name, String help, String type) {
+    b.append("# HELP ").append(name).append(' ').append(help).append('\n');
+    b.append("# TYPE ").append(name).append(' ').append(type).append('\n');
+  }
+
   /** A label value escaped for the text format. */
   static String escape(String v) {
     if (v.indexOf('\\') < 0 && v.indexOf('"') < 0 && v.indexOf('\n') < 0) {

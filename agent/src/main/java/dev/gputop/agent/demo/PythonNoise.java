@@ -45,8 +45,7 @@ final class PythonNoise {
     if (openMetrics && type.equals("counter") && name.endsWith("_total")) {
       name = name.substring(0, name.length() - "_total".length()); // OpenMetrics names the family without it
     }
-    b.append("# HELP ").append(name).append(' ').append(help).append('\n');
-    b.append("# TYPE ").append(name).append(' ').append(type).append('\n');
+    Fmt.header(b, name, help, type);
     b.append(samples);
   }
 }

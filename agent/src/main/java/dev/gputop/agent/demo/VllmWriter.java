@@ -112,7 +112,7 @@ final class VllmWriter implements ExpositionWriter {
     gauge(b, "vllm:num_requests_waiting", "Number of requests waiting to be processed.", es, e -> e.waiting);
     String sleepHelp = "Engine sleep state; awake = 0 means engine is sleeping; awake = 1 means engine is awake; "
         + "weights_offloaded = 1 means sleep level 1; discard_all = 1 means sleep level 2.";
-    header(b, "vllm:engine_sleep_state", sleepHelp, "gauge");
+    Fmt.header(b, "vllm:engine_sleep_state", sleepHelp, "gauge");
     for (String state : new String[] {"awake", "weights_offloaded", "discard_all"}) {
       for (EngineStats e : es) {
         sample(b, "vllm:engine_sleep_state", labels(e, "sleep_state", state), state.equals("awake") ? 1 : 0);
@@ -128,7 +128,7 @@ final class VllmWriter implements ExpositionWriter {
     counter(b, "vllm:generation_tokens", "Number of generation tokens processed.", es, e -> e.generationTokens, created, om);
 
     String successHelp = "Count of successfully processed requests.";
-    header(b, om ? "vllm:request_success" : "vllm:request_success_total", successHelp, "counter");
+    Fmt.header(b, om ? "vllm:request_success" : "vllm:request_success_total", successHelp, "counter");
     String[] reasons = {"stop", "length", "abort"};
     for (String reason : reasons) {
       for (EngineStats e : es) {
@@ -140,7 +140,7 @@ final class VllmWriter implements ExpositionWriter {
       }
     }
     if (!om) {
-      header(b, "vllm:request_success_created", successHelp, "gauge");
+      Fmt.header(b, "vllm:request_success_created", successHelp, "gauge");
       for (String reason : reasons) {
         for (EngineStats e : es) {
           sample(b, "vllm:request_success_created", labels(e, "finished_reason", reason), created);
@@ -166,7 +166,7 @@ final class VllmWriter implements ExpositionWriter {
     histogram(b, "vllm:request_prefill_time_seconds", "Histogram of time spent in PREFILL phase for request.", es, Kind.PREFILL, created, om);
     histogram(b, "vllm:request_decode_time_seconds", "Histogram of time spent in DECODE phase for request.", es, Kind.DECODE, created, om);
 
-    header(b, "vllm:cache_config_info", "Information of the LLMEngine CacheConfig", "gauge");
+    Fmt.header(b, "vllm:cache_config_info", "Information of the LLMEngine CacheConfig", "gauge");
     for (EngineStats e : es) {
       String l = "{block_size=\"16\",cache_dtype=\"auto\",cpu_offload_gb=\"0\",enable_prefix_caching=\"True\","
           + "engine=\"" + e.index + "\",gpu_memory_utilization=\"0.9\",num_cpu_blocks=\"None\","
@@ -203,17 +203,13 @@ final class VllmWriter implements ExpositionWriter {
     return b.append('}').toString();
   }
 
-  private static void header(StringBuilder b, String name, String help, String type) {
-    b.append("# HELP ").append(name).append(' ').append(help).append('\n');
-    b.append("# TYPE ").append(name).append(' ').append(type).append('\n');
-  }
 
   private static void sample(StringBuilder b, String name, String labels, double v) {
     b.append(name).append(labels).append(' ').append(Fmt.python(v)).append('\n');
   }
 
   private void gauge(StringBuilder b, String name, String help, List<EngineStats> es, Value v) {
-    header(b, name, help, "gauge");
+    Fmt.header(b, name, help, "gauge");
     for (EngineStats e : es) {
       sample(b, name, labels(e), v.of(e));
     }
@@ -221,25 +217,25 @@ final class VllmWriter implements ExpositionWriter {
 
   private void counter(StringBuilder b, String base, String help, List<EngineStats> es, Value v, double created, boolean om) {
     if (om) {
-      header(b, base, help, "counter");
+      Fmt.header(b, base, help, "counter");
       for (EngineStats e : es) {
         sample(b, base + "_total", labels(e), v.of(e));
         sample(b, base + "_created", labels(e), created + e.index * 0.0001);
       }
       return;
     }
-    header(b, base + "_total", help, "counter");
+    Fmt.header(b, base + "_total", help, "counter");
     for (EngineStats e : es) {
       sample(b, base + "_total", labels(e), v.of(e));
     }
-    header(b, base + "_created", help, "gauge");
+    Fmt.header(b, base + "_created", help, "gauge");
     for (EngineStats e : es) {
       sample(b, base + "_created", labels(e), created + e.index * 0.0001);
     }
   }
 
   private void histogram(StringBuilder b, String name, String help, List<EngineStats> es, Kind kind, double created, boolean om) {
-    header(b, name, help, "histogram");
+    Fmt.header(b, name, help, "histogram");
     for (EngineStats e : es) {
       Hist h = e.hist(kind);
       for (int i = 0; i <= h.size(); i++) {
@@ -255,7 +251,7 @@ final class VllmWriter implements ExpositionWriter {
       }
     }
     if (!om) {
-      header(b, name + "_created", help, "gauge");
+      Fmt.header(b, name + "_created", help, "gauge");
       for (EngineStats e : es) {
         sample(b, name + "_created", labels(e), created + e.index * 0.0001);
       }
