@@ -272,6 +272,34 @@ class DemoReplicasIT {
     assertThat(sinceJvm).isPositive().isLessThan(120_000);
   }
 
+  @Test
+  void sigterm_flushesTheLatestValuesOverOtlpAndExitsWithin5s() throws Exception {
+    // A second agent whose periodic export would come only after 10 minutes: whatever reaches
+    // this receiver was sent by the flush on SIGTERM.
+    try (OtlpHttpReceiver flushed = new OtlpHttpReceiver()) {
+      Path config = dir.resolve("agent.yaml");
+      try (AgentProcess second = AgentProcess.start(dir, Map.of(
+              "OTEL_EXPORTER_OTLP_ENDPOINT", flushed.endpoint(),
+              "OTEL_METRIC_EXPORT_INTERVAL", "600000"),
+          "run", "--config", config.toString())) {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (!FIRST_REFRESH.matcher(second.err()).find()) {
+          assertThat(System.nanoTime()).as("first refresh; stderr:\n" + second.err()).isLessThan(deadline);
+          assertThat(second.process.isAlive()).as(second.err()).isTrue();
+          Thread.sleep(50);
+        }
+        assertThat(flushed.requests).isEmpty();
+
+        long t0 = System.nanoTime();
+        second.process.destroy(); // SIGTERM
+        second.waitFor(Duration.ofSeconds(10));
+        long ms = (System.nanoTime() - t0) / 1_000_000;
+        assertThat(ms).as("exit after SIGTERM, ms").isLessThan(5000);
+      }
+      assertThat(flushed.latest("gputop.inference.up")).as("flushed on SIGTERM").isNotEmpty();
+    }
+  }
+
   private HistogramDataPoint histogram(String name, String server) {
     for (OtlpHttpReceiver.Found f : otlp.latest(name)) {
       for (HistogramDataPoint p : f.metric().getHistogram().getDataPointsList()) {
