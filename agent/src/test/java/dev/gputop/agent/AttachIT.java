@@ -20,6 +20,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -27,6 +28,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.jar.JarEntry;
+import java.util.jar.JarFile;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
@@ -44,6 +47,8 @@ class AttachIT {
 
   private static final Pattern ENTRY = Pattern.compile("(premain|agentmain) took (\\d+\\.\\d+) ms");
   private static final Pattern LISTENER = Pattern.compile("listener (http://[0-9.:]+)");
+  private static final String CUSTOMIZER_SPI =
+      "io.opentelemetry.sdk.autoconfigure.spi.AutoConfigurationCustomizerProvider";
   private static final Duration METRICS_WAIT = Duration.ofSeconds(60);
 
   @TempDir Path dir;
@@ -164,6 +169,28 @@ class AttachIT {
     host.stopAndAssertCleanExit();
   }
 
+  @Test
+  void jars_mainJarIsAnAgentAndTheExtensionJarLeavesOpenTelemetryToTheJavaagent() throws Exception {
+    try (JarFile main = new JarFile(AgentProcess.jar().toFile())) {
+      var attrs = main.getManifest().getMainAttributes();
+      assertThat(attrs.getValue("Premain-Class")).isEqualTo("dev.gputop.agent.attach.AttachAgent");
+      assertThat(attrs.getValue("Agent-Class")).isEqualTo("dev.gputop.agent.attach.AttachAgent");
+      assertThat(attrs.getValue("Can-Retransform-Classes")).isEqualTo("false");
+      assertThat(main.getEntry("dev/gputop/agent/extension/GputopExtension.class")).isNull();
+      assertThat(main.getEntry("META-INF/services/" + CUSTOMIZER_SPI)).isNull();
+    }
+    try (JarFile ext = new JarFile(System.getProperty("gputop.extension.jar"))) {
+      List<String> names = Collections.list(ext.entries()).stream().map(JarEntry::getName).toList();
+      assertThat(names).noneMatch(n -> n.startsWith("io/opentelemetry/") || n.startsWith("io/prometheus/"))
+          .contains("dev/gputop/agent/extension/GputopExtension.class", "dev/gputop/inference/InferenceReceiverProvider.class")
+          .anyMatch(n -> n.startsWith("dev/gputop/shaded/com/fasterxml/jackson/"));
+      try (var in = ext.getInputStream(ext.getEntry("META-INF/services/" + CUSTOMIZER_SPI))) {
+        assertThat(new String(in.readAllBytes(), StandardCharsets.UTF_8).trim())
+            .isEqualTo("dev.gputop.agent.extension.GputopExtension");
+      }
+    }
+  }
+
   // ------------------------------------------------------------------ helpers
 
   private Map<String, String> otelEnv() {
@@ -270,8 +297,14 @@ class AttachIT {
       List<String> cmd = new ArrayList<>();
       cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
       cmd.addAll(jvmArgs);
+      // Only the application on its class path, as in production (not the test classes and their services).
+      Path classes = Path.of(HostApp.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+      Path app = dir.resolve("app");
+      Path cls = Path.of(HostApp.class.getName().replace('.', '/') + ".class");
+      Files.createDirectories(app.resolve(cls).getParent());
+      Files.copy(classes.resolve(cls), app.resolve(cls), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
       cmd.add("-cp");
-      cmd.add(Path.of(HostApp.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString());
+      cmd.add(app.toString());
       cmd.add(HostApp.class.getName());
       cmd.add(stop.toString());
       ProcessBuilder pb = new ProcessBuilder(cmd).directory(dir.toFile());
