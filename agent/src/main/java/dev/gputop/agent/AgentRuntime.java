@@ -73,9 +73,11 @@ public final class AgentRuntime implements AutoCloseable {
   private final SnapshotAssembler assembler;
   private final AgentReceiverContext context;
 
+  /** Serializes start and close; readers never take it, so a slow start can't block /api/snapshot. */
   private final Object lifecycle = new Object();
-  private final List<Running> running = new ArrayList<>();
-  private final Map<String, HealthStatus> failedToStart = new LinkedHashMap<>();
+  /** Published once start() created every receiver; replaced by an empty list on close. */
+  private volatile List<Running> running = List.of();
+  private volatile Map<String, HealthStatus> failedToStart = Map.of();
   private final AtomicBoolean started = new AtomicBoolean();
   private final AtomicBoolean closed = new AtomicBoolean();
   private final AtomicLong startNanos = new AtomicLong();
@@ -111,6 +113,7 @@ public final class AgentRuntime implements AutoCloseable {
       }
       startNanos.set(clock.nanoTime());
       List<Receiver> created = new ArrayList<>();
+      Map<String, HealthStatus> failed = new LinkedHashMap<>();
       for (ReceiverProvider provider : providers) {
         if (!provider.enabled(config)) {
           logger.info(() -> "receiver " + provider.name() + ": disabled by configuration");
@@ -124,17 +127,20 @@ public final class AgentRuntime implements AutoCloseable {
           throw e;
         } catch (RuntimeException | LinkageError e) {
           logger.log(Level.SEVERE, "receiver " + provider.name() + " failed to start; the others run on", e);
-          failedToStart.put(provider.name(), HealthStatus.unavailable("failed to start: " + e));
+          failed.put(provider.name(), HealthStatus.unavailable("failed to start: " + e));
         }
       }
       firstRefresh = new CountDownLatch(created.size());
+      List<Running> rs = new ArrayList<>();
       for (Receiver receiver : created) {
-        running.add(new Running(receiver));
+        rs.add(new Running(receiver));
       }
+      failedToStart = Collections.unmodifiableMap(failed);
+      running = List.copyOf(rs);
       if (histogramProducer != null) {
         histogramProducer.bind(this::exportedHistograms);
       }
-      for (Running r : running) {
+      for (Running r : rs) {
         r.schedule(config.refreshNormal());
       }
       logger.info(() -> "receivers started: " + receiverNames() + ", refresh every " + EffectiveConfig.duration(config.refreshNormal()));
@@ -176,9 +182,7 @@ public final class AgentRuntime implements AutoCloseable {
     for (String name : KNOWN_RECEIVERS) {
       out.put(name, HealthStatus.unavailable(DISABLED));
     }
-    synchronized (lifecycle) {
-      out.putAll(failedToStart);
-    }
+    out.putAll(failedToStart);
     for (Running r : runningReceivers()) {
       HealthStatus h;
       try {
@@ -257,7 +261,7 @@ public final class AgentRuntime implements AutoCloseable {
     }
     List<Running> rs;
     synchronized (lifecycle) {
-      rs = new ArrayList<>(running);
+      rs = running;
     }
     for (Running r : rs) {
       r.executor.shutdownNow();
@@ -275,16 +279,12 @@ public final class AgentRuntime implements AutoCloseable {
     for (Running r : rs) {
       closeQuietly(r.receiver);
     }
-    synchronized (lifecycle) {
-      running.clear();
-    }
+    running = List.of();
     logger.fine("receivers closed");
   }
 
   private List<Running> runningReceivers() {
-    synchronized (lifecycle) {
-      return new ArrayList<>(running);
-    }
+    return running;
   }
 
   private static void closeQuietly(Receiver receiver) {

@@ -1,20 +1,22 @@
 package dev.gputop.agent;
 
-import java.time.Duration;
-import java.time.Instant;
-import java.util.Optional;
+import java.lang.management.ManagementFactory;
 
 /**
- * How long this process has been running, from the operating system's process start time (no JMX,
- * which would cost start-up time). Stateless.
+ * How long this JVM has been running, for the one log line that reports start-up time. Read once,
+ * after the first refresh, so loading the management classes costs nothing on the measured path.
+ * Stateless.
  */
 final class JvmUptime {
 
   private JvmUptime() {}
 
-  /** Milliseconds since the process started, or -1 when the platform does not say. */
+  /** Milliseconds since the JVM started, or -1 when the platform does not say. */
   static long millis() {
-    Optional<Instant> start = ProcessHandle.current().info().startInstant();
-    return start.map(s -> Duration.between(s, Instant.now()).toMillis()).orElse(-1L);
+    try {
+      return ManagementFactory.getRuntimeMXBean().getUptime();
+    } catch (RuntimeException | LinkageError e) { // java.management absent from a jlinked runtime
+      return -1;
+    }
   }
 }

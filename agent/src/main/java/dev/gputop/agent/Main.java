@@ -28,6 +28,7 @@ public final class Main implements Runnable {
 
   public static void main(String[] args) {
     configureLogging();
+    StartupWarmup.startFor(args);
     System.exit(commandLine().execute(args));
   }
 

@@ -17,6 +17,9 @@ final class StandaloneAgent implements AutoCloseable {
   /** SIGTERM must end the process within 5 s; the steps below share 4.5 s of it. */
   static final Duration STOP_BUDGET = Duration.ofMillis(4500);
 
+  /** Most of it goes to the last export, the point of a graceful stop. */
+  static final Duration FLUSH_BUDGET = Duration.ofMillis(3000);
+
   private final StandaloneSdk sdk;
   private final AgentRuntime runtime;
   private final AgentHttpServer server;
@@ -70,8 +73,9 @@ final class StandaloneAgent implements AutoCloseable {
   }
 
   /**
-   * Stops refreshing, flushes the exporters with the last published values, closes the receivers,
-   * shuts the SDK down and closes the listener, all within {@link #STOP_BUDGET}.
+   * Stops refreshing, pushes the last published values through the exporters, closes the
+   * receivers and shuts the SDK down; all within {@link #STOP_BUDGET}. The listener stops in
+   * parallel (the JDK's HTTP server takes about a second to stop, which the flush needs more).
    */
   @Override
   public void close() {
@@ -82,19 +86,22 @@ final class StandaloneAgent implements AutoCloseable {
       closed = true;
     }
     long t0 = System.nanoTime();
+    if (server != null) {
+      Thread stopper = new Thread(server::close, "gputop-http-stop");
+      stopper.setDaemon(true);
+      stopper.start();
+    }
     try {
       runtime.stopRefreshing(Duration.ofMillis(500));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-    // Flush before the receivers close: their callbacks still hold the last values.
-    boolean flushed = sdk.flush(Duration.ofMillis(1800));
+    // Flush while the receivers' callbacks are still registered: they hold the last values. (The
+    // SDK's own shutdown collects again, but from a meter provider already marked closed.)
+    boolean flushed = sdk.flush(FLUSH_BUDGET);
     runtime.close();
     Duration left = STOP_BUDGET.minusNanos(System.nanoTime() - t0);
-    boolean shut = sdk.shutdown(left.isNegative() ? Duration.ofMillis(100) : left);
-    if (server != null) {
-      server.close();
-    }
+    boolean shut = sdk.shutdown(left.compareTo(Duration.ofMillis(200)) < 0 ? Duration.ofMillis(200) : left);
     long ms = (System.nanoTime() - t0) / 1_000_000;
     logger.info(() -> "stopped in " + ms + " ms" + (flushed ? "" : " (exporters did not flush in time)")
         + (shut ? "" : " (exporters did not shut down in time)"));

@@ -36,6 +36,8 @@ import java.util.stream.Collectors;
  *       OTEL_EXPORTER_OTLP_ENDPOINT} or {@code OTEL_EXPORTER_OTLP_METRICS_ENDPOINT}), else {@code
  *       none}, so a machine without a collector does not log connection errors. {@code prometheus}
  *       in the list is dropped: the agent's own listener serves {@code /metrics}.
+ *   <li>{@code otel.exporter.otlp.protocol}: {@code http/protobuf} (the SDK alone would say {@code
+ *       grpc}).
  *   <li>{@code otel.traces.exporter} and {@code otel.logs.exporter}: {@code none} (the agent emits
  *       metrics only).
  *   <li>Resource: {@code service.name=gputop-agent} unless configured, {@code service.version},
@@ -161,6 +163,12 @@ public final class StandaloneSdk implements AutoCloseable {
         logger.info("otel.metrics.exporter: 'prometheus' dropped; the agent's listener serves /metrics");
         out.put("otel.metrics.exporter", names.isEmpty() ? "none" : String.join(",", names));
       }
+    }
+    // The Java SDK alone still defaults to gRPC; the OpenTelemetry specification, the Java agent
+    // and the collector's :4318 examples use http/protobuf.
+    if (config.getString("otel.exporter.otlp.protocol") == null
+        && config.getString("otel.exporter.otlp.metrics.protocol") == null) {
+      out.put("otel.exporter.otlp.protocol", "http/protobuf");
     }
     if (config.getString("otel.traces.exporter") == null) {
       out.put("otel.traces.exporter", "none");

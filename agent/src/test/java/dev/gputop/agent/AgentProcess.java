@@ -102,7 +102,7 @@ final class AgentProcess implements AutoCloseable {
   /** GET {@code url}; the status code and body. */
   static HttpResponse<String> get(HttpClient http, String url) throws IOException, InterruptedException {
     return http.send(
-        HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(5)).build(),
+        HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(20)).build(),
         HttpResponse.BodyHandlers.ofString());
   }
 

@@ -78,7 +78,7 @@ class ShadedJarIT {
     Files.writeString(f, "listen: 127.0.0.1:0\nrefresh:\n  normal: 500ms\nnvml:\n  enabled: false\n"
         + "inference:\n  discovery:\n    enabled: false\n");
     try (AgentProcess p = AgentProcess.start(dir, Map.of(), "run", "--config", f.toString())) {
-      String url = p.awaitListener(Duration.ofSeconds(30));
+      String url = p.awaitListener(Duration.ofSeconds(60));
 
       HttpResponse<String> snapshot = AgentProcess.get(http, url + "/api/snapshot");
       assertThat(snapshot.statusCode()).isEqualTo(200);

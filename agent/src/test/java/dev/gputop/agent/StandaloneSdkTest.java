@@ -18,7 +18,15 @@ class StandaloneSdkTest {
     assertThat(defaults(Map.of()))
         .containsEntry("otel.metrics.exporter", "none")
         .containsEntry("otel.traces.exporter", "none")
-        .containsEntry("otel.logs.exporter", "none");
+        .containsEntry("otel.logs.exporter", "none")
+        .containsEntry("otel.exporter.otlp.protocol", "http/protobuf");
+  }
+
+  @Test
+  void agentDefaults_protocolChoiceIsKept() {
+    assertThat(defaults(Map.of("otel.exporter.otlp.protocol", "grpc"))).doesNotContainKey("otel.exporter.otlp.protocol");
+    assertThat(defaults(Map.of("otel.exporter.otlp.metrics.protocol", "grpc")))
+        .doesNotContainKey("otel.exporter.otlp.protocol");
   }
 
   @Test
