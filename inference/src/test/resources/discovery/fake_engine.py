@@ -1,7 +1,7 @@
 # A stand-in for an inference server's processes, for discovery tests with real processes.
 # The test copies this file under an engine's program name (vllm, llama-server,
-# text-generation-launcher, text-generation-router, text-generation-server, or a package
-# sglang/launch_server.py) and runs it with that engine's flags. The process that owns the port
+# text-generation-launcher, text-generation-router, text-generation-server, or the modules
+# sglang/launch_server.py and vllm/entrypoints/openai/api_server.py) and runs it with that engine's flags. The process that owns the port
 # serves a small static /metrics in the engine's format; helper processes only sleep. Every child
 # dies with its parent (PR_SET_PDEATHSIG) and nothing lives longer than LIFETIME seconds.
 import ctypes
@@ -89,6 +89,8 @@ def main():
     program = os.path.basename(sys.argv[0])
     if program == "launch_server.py":
         program = "sglang.launch_server"
+    elif program == "api_server.py":
+        program = "vllm"  # python -m vllm.entrypoints.openai.api_server
     children = []
     if program == "vllm":
         # V0 style: workers forked from the API server, with the same command line.

@@ -9,7 +9,10 @@ import dev.gputop.inference.discovery.DiscoveredServer;
 import dev.gputop.inference.discovery.DiscoveryResult;
 import dev.gputop.inference.discovery.ProcessDiscovery;
 import dev.gputop.inference.discovery.SkippedProcess;
+import dev.gputop.nvml.GpuProcess;
 import dev.gputop.nvml.GpuProcessSource;
+import dev.gputop.nvml.Nvml;
+import dev.gputop.nvml.NvmlUnavailableException;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
@@ -44,7 +47,7 @@ public final class DiscoverCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     AgentConfig cfg = config.load();
     DiscoveryConfig dc = cfg.inference().discovery();
-    GpuProcessSource gpus = gpuProcesses(cfg);
+    GpuProcessSource gpus = dc.enabled() ? gpuProcesses(cfg) : null;
     DiscoveryResult result;
     try (ProcessDiscovery discovery = ProcessDiscovery.withGpuSource(dc, cfg.kubernetes(), gpus, Clock.system())) {
       result = discovery.discover();
@@ -60,11 +63,27 @@ public final class DiscoverCommand implements Callable<Integer> {
   }
 
   /**
-   * The NVML receiver's process list for scope {@code gpu}. Null until the nvml module offers a
-   * one-shot sampling API; discovery then explains that NVML is unavailable.
+   * The processes on each GPU from one NVML sample (the {@code gpus} command's reading), or a
+   * source that says why there are none; discovery turns that into its note.
    */
   private static GpuProcessSource gpuProcesses(AgentConfig cfg) {
-    return null;
+    if (!cfg.nvml().enabled()) {
+      return new SampledGpuProcesses(List.of(), "nvml.enabled is false");
+    }
+    try (Nvml nvml = Nvml.open(cfg.nvml().library())) {
+      return new SampledGpuProcesses(nvml.sample().processes(), null);
+    } catch (NvmlUnavailableException e) {
+      return new SampledGpuProcesses(List.of(), e.getMessage());
+    }
+  }
+
+  /** A fixed list of GPU processes from one sample. Immutable. */
+  private record SampledGpuProcesses(List<GpuProcess> gpuProcesses, String unavailableReason)
+      implements GpuProcessSource {
+    @Override
+    public boolean available() {
+      return unavailableReason == null;
+    }
   }
 
   /** The human-readable report. */

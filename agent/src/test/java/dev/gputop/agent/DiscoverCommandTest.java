@@ -79,8 +79,25 @@ class DiscoverCommandTest {
   }
 
   @Test
+  void discover_scopeGpu_takesGpuProcessesFromNvml() throws IOException {
+    FakeNvmlLibrary.Control fake = FakeNvmlLibrary.control();
+    fake.fake_nvml_reset(2);
+    fake.fake_nvml_add_process(1, 100, 8L << 30);
+    fake.fake_nvml_add_process(0, 300, 1L << 30);
+    Files.writeString(config, Files.readString(config).replace("scope: all", "scope: gpu")
+        + "nvml:\n  library: " + FakeNvmlLibrary.path() + "\n");
+
+    String out = run("discover", "--config", config.toString());
+
+    assertThat(out).containsPattern("vllm-8001 +vllm +http://127.0.0.1:8001/metrics +1 +100\n");
+    assertThat(out).containsPattern("300 +/bin/bash -l +uses GPU 0 but its command is not a recognized inference server");
+    assertThat(out).doesNotContain("notes:").doesNotContain("llama-server");
+  }
+
+  @Test
   void discover_scopeGpuWithoutNvml_explainsWhatToDo() throws IOException {
-    Files.writeString(config, Files.readString(config).replace("scope: all", "scope: gpu"));
+    Files.writeString(config, Files.readString(config).replace("scope: all", "scope: gpu")
+        + "nvml:\n  library: " + tmp.resolve("no-such-libnvidia-ml.so") + "\n");
     String out = run("discover", "--config", config.toString());
     assertThat(out).contains("no inference servers found");
     assertThat(out).contains("scope gpu finds no servers; set inference.discovery.scope: all");

@@ -44,6 +44,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * java -jar benchmarks/target/benchmarks.jar ParseBenchmark -p file=/path/to/metrics.prom
  * </pre>
  *
+ * <p>On a busy machine, add {@code -prof dev.gputop.benchmarks.CpuTimeProfiler}: it reports input
+ * bytes per CPU second ({@code cpu.inputBytes}) and the share of a core the benchmark got.
+ *
  * <p>{@code file} is a path, or {@code classpath:} and a resource in this jar; the default is
  * the project's 66 KB vLLM V1 data-parallel-2 exposition (inference test fixtures, copied in at
  * build time).
@@ -78,6 +81,7 @@ public class ParseBenchmark {
   @Setup(Level.Trial)
   public void setUp() throws ExpositionFormatException {
     body = read(file);
+    System.setProperty(CpuTimeProfiler.BYTES_PER_OP, Integer.toString(body.length));
     parser = new ExpositionParser(ParserLimits.defaults());
     // Fail now, not in the measurement, if the file does not parse.
     Exposition e = parser.parse(body, 0, body.length);

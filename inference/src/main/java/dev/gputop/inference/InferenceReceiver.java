@@ -254,7 +254,7 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
       }
       if (!names.add(d.name())) {
         notes.add("discovered " + d.name() + " at " + d.url()
-            + " is not scraped: a configured endpoint has the same name");
+            + " is not scraped: another server already has that name");
         continue;
       }
       out.add(new Target(d.name(), d.url(), DISCOVERED, d.gpus(), d.pids(), ScrapeTarget.of(d.name(), d.url())));
@@ -286,13 +286,14 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
     return new ServerEntry(t.name(), engine, t.url().toString(), t.source(), state, error,
         t.gpus(), t.pids(), s.running(), s.waiting(), s.kvCacheUsage(), s.prefixHitRatio(),
         s.requestsPerSecond(), s.promptTokensPerSecond(), s.generationTokensPerSecond(),
-        s.preemptionsPerSecond(), s.ttft(), s.itl(), s.e2e(), s.queue(), models);
+        s.preemptionsPerSecond(), s.ttft(), s.itl(), s.e2e(), s.queue(), s.ttftApproxMean(), models);
   }
 
   private static ModelEntry modelEntry(String model, String engine, String state, ServerStats s) {
     return new ModelEntry(model, engine, state, null, s.running(), s.waiting(), s.kvCacheUsage(),
         s.prefixHitRatio(), s.requestsPerSecond(), s.promptTokensPerSecond(),
-        s.generationTokensPerSecond(), s.preemptionsPerSecond(), s.ttft(), s.itl(), s.e2e(), s.queue());
+        s.generationTokensPerSecond(), s.preemptionsPerSecond(), s.ttft(), s.itl(), s.e2e(), s.queue(),
+        s.ttftApproxMean());
   }
 
   static ServingOverview overview(List<ServerEntry> servers) {
@@ -405,9 +406,11 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
       scraped = true;
       ok = failure == null;
       error = failure;
-      // Log transitions only: a server that stays down does not flood the log.
+      // Log transitions only: a server that stays down does not flood the log. The scraper
+      // already logs (throttled) why a scrape failed; what it can't see is a body we can't read.
       if (!ok && (wasOk || first)) {
-        logger.log(configured ? Level.WARNING : Level.FINE,
+        boolean unreadable = r != null && r.ok();
+        logger.log(configured && unreadable ? Level.WARNING : Level.FINE,
             "inference server " + name + " is down: " + failure);
       } else if (ok && !wasOk) {
         logger.fine("inference server " + name + " is up");

@@ -23,6 +23,13 @@ public final class GpuEntries {
    * @param names executable names, or null to leave names out
    */
   public static List<GpuEntry> of(GpuSample sample, ProcessOwnerLookup owners, ProcessNames names) {
+    if (names != null) {
+      List<Long> live = new ArrayList<>(sample.processes().size());
+      for (GpuProcess p : sample.processes()) {
+        live.add(p.pid());
+      }
+      names.retain(new java.util.HashSet<>(live));
+    }
     List<GpuEntry> entries = new ArrayList<>(sample.devices().size());
     for (GpuDevice d : sample.devices()) {
       List<GpuProcessEntry> processes = new ArrayList<>();

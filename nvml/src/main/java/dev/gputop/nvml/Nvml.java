@@ -77,6 +77,8 @@ public final class Nvml implements AutoCloseable {
   private final Map<String, DeviceState> states = new HashMap<>();
   private List<DeviceState> gpus = List.of();
   private int lastCount = -1;
+  /** The return code of the last {@link #readString} call. */
+  private int lastStringReturn;
   private boolean closed;
 
   private Nvml(NvmlNative nv) {
@@ -120,6 +122,31 @@ public final class Nvml implements AutoCloseable {
     } catch (RuntimeException | Error e) {
       nv.invoke(Symbol.SHUTDOWN);
       throw e;
+    }
+  }
+
+  /**
+   * Opens NVML, samples once and closes it: the GPU processes for one-shot commands such as {@code
+   * discover}. Never throws: when NVML is unavailable the source says so ({@link
+   * GpuProcessSource#available()} false, with the reason).
+   */
+  public static GpuProcessSource sampleProcessesOnce(String libraryOrNull) {
+    try (Nvml nvml = open(libraryOrNull)) {
+      GpuSample sample = nvml.sample();
+      if (sample.devices().isEmpty()) {
+        return new FixedProcessSource(false, "NVML found no NVIDIA GPU", List.of());
+      }
+      return new FixedProcessSource(true, null, sample.processes());
+    } catch (NvmlUnavailableException e) {
+      return new FixedProcessSource(false, e.getMessage(), List.of());
+    }
+  }
+
+  /** A process list read once. Immutable. */
+  private record FixedProcessSource(boolean available, String unavailableReason, List<GpuProcess> gpuProcesses)
+      implements GpuProcessSource {
+    FixedProcessSource {
+      gpuProcesses = List.copyOf(gpuProcesses);
     }
   }
 
@@ -225,12 +252,19 @@ public final class Nvml implements AutoCloseable {
     String uuid = readString(Symbol.UUID, handle, Layouts.UUID_BUFFER_SIZE);
     if (uuid == null) {
       int rc = lastStringReturn;
+      // Without a UUID, the PCI bus id is the next stable identity; the index is the last resort.
+      String busId = parent == null ? readBusId(handle) : null;
       String key =
-          parent == null ? "gpu-index-" + index : parent.key + "/mig-" + migIndex;
+          parent != null
+              ? parent.key + "/mig-" + migIndex
+              : busId != null ? "pci-" + busId : "gpu-index-" + index;
       DeviceState unknown =
           states.computeIfAbsent(
               key, k -> new DeviceState(k, null, parent == null ? null : parent.uuid, migIndex));
       unknown.index = index;
+      if (unknown.pciBusId == null) {
+        unknown.pciBusId = busId;
+      }
       if (!unknown.failed) {
         unknown.fail("nvmlDeviceGetUUID: " + NvmlReturn.describe(rc));
         logger.warning(unknown.label() + " failed: " + unknown.error);
@@ -265,8 +299,6 @@ public final class Nvml implements AutoCloseable {
     }
     return busId.isEmpty() ? null : busId;
   }
-
-  private int lastStringReturn;
 
   private String readString(Symbol symbol, Pointer handle, int size) {
     int rc = nv.invoke(symbol, handle, scratch, size);

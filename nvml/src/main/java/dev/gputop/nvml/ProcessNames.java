@@ -5,8 +5,12 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Collection;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 
 /**
  * The executable name of a process ({@code /proc/PID/comm}), for {@code process.executable.name}
@@ -22,10 +26,23 @@ import java.util.Map;
 public final class ProcessNames {
 
   private static final int DEFAULT_CAPACITY = 1024;
+  static final long REVALIDATE_SECONDS = 30;
+  private static final long REVALIDATE_NANOS = TimeUnit.SECONDS.toNanos(REVALIDATE_SECONDS);
 
-  private record Entry(long startTime, String name) {}
+  private static final class Entry {
+    final long startTime;
+    final String name;
+    long checkedAt;
+
+    Entry(long startTime, String name, long checkedAt) {
+      this.startTime = startTime;
+      this.name = name;
+      this.checkedAt = checkedAt;
+    }
+  }
 
   private final Path procRoot;
+  private final LongSupplier nanoTime;
   private final Map<Long, Entry> cache;
 
   /** Reads {@code /proc}. */
@@ -38,7 +55,12 @@ public final class ProcessNames {
    * @param capacity how many processes to remember
    */
   public ProcessNames(Path procRoot, int capacity) {
+    this(procRoot, capacity, System::nanoTime);
+  }
+
+  ProcessNames(Path procRoot, int capacity, LongSupplier nanoTime) {
     this.procRoot = procRoot;
+    this.nanoTime = nanoTime;
     this.cache =
         new LinkedHashMap<>(16, 0.75f, true) {
           private static final long serialVersionUID = 1L;
@@ -52,23 +74,35 @@ public final class ProcessNames {
 
   /** The process's executable name, or null when the process is gone or procfs can't be read. */
   public synchronized String nameOf(long pid) {
+    long now = nanoTime.getAsLong();
+    Entry cached = cache.get(pid);
+    if (cached != null && now - cached.checkedAt < REVALIDATE_NANOS) {
+      return cached.name;
+    }
     Path dir = procRoot.resolve(Long.toString(pid));
     String stat = firstLine(dir.resolve("stat"));
     if (stat == null) {
-      cache.remove(pid);
+      // Not visible here (gone, or a container without the host's PID namespace): remember that
+      // too, or every cycle would pay for a failed open.
+      cache.put(pid, new Entry(-1, null, now));
       return null;
     }
     long startTime = startTime(stat);
-    Entry cached = cache.get(pid);
     if (cached != null && cached.startTime == startTime) {
+      cached.checkedAt = now;
       return cached.name;
     }
     String name = firstLine(dir.resolve("comm"));
     if (name == null) {
       return null;
     }
-    cache.put(pid, new Entry(startTime, name));
+    cache.put(pid, new Entry(startTime, name, now));
     return name;
+  }
+
+  /** Forgets every PID not in {@code live} (the processes NVML lists now). */
+  public synchronized void retain(Collection<Long> live) {
+    cache.keySet().retainAll(live instanceof java.util.Set ? live : new HashSet<>(live));
   }
 
   /** Field 22 of /proc/PID/stat, counted after the command in parentheses (which may hold spaces). */

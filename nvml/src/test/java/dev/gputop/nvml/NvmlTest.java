@@ -359,4 +359,36 @@ class NvmlTest {
       assertThat(sample.devices().get(1).fanSpeedRatio()).isEqualTo(0.31);
     }
   }
+
+  @Test
+  void sampleProcessesOnce_readsThenShutsDown() {
+    Control fake = FakeNvml.reset(2);
+    fake.fake_nvml_add_process(1, 8001, GIB);
+
+    GpuProcessSource source = Nvml.sampleProcessesOnce(FakeNvml.library(Variant.CURRENT).toString());
+
+    assertThat(source.available()).isTrue();
+    assertThat(source.unavailableReason()).isNull();
+    assertThat(source.gpuProcesses())
+        .containsExactly(new GpuProcess(8001, 1, "GPU-fa4e0001-1111-2222-3333-000000000001", GIB));
+    assertThat(fake.fake_nvml_refcount()).isZero();
+
+    GpuProcessSource missing = Nvml.sampleProcessesOnce("/nonexistent/libnvidia-ml.so.1");
+    assertThat(missing.available()).isFalse();
+    assertThat(missing.unavailableReason()).contains("/nonexistent/libnvidia-ml.so.1");
+    assertThat(missing.gpuProcesses()).isEmpty();
+  }
+
+  @Test
+  void sample_uuidUnreadableButBusIdKnown_isKeyedByBusId() throws Exception {
+    Control fake = FakeNvml.reset(2);
+    fake.fake_nvml_set_error("nvmlDeviceGetUUID", 1, 15, -1);
+    try (Nvml nvml = open(Variant.CURRENT)) {
+      GpuDevice failed = nvml.sample().devices().get(1);
+      assertThat(failed.state()).isEqualTo(GpuState.FAILED);
+      assertThat(failed.uuid()).isNull();
+      assertThat(failed.pciBusId()).isEqualTo("00000000:28:00.0");
+      assertThat(failed.id()).isEqualTo("pci-00000000:28:00.0");
+    }
+  }
 }

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -48,7 +49,7 @@ public final class DemoReplicas implements AutoCloseable {
 
   private final List<Replica> replicas;
   private final ExecutorService executor;
-  private final AtomicReference<Boolean> closed = new AtomicReference<>(false);
+  private final AtomicBoolean closed = new AtomicBoolean();
 
   private DemoReplicas(List<Replica> replicas, ExecutorService executor) {
     this.replicas = List.copyOf(replicas);
@@ -96,9 +97,9 @@ public final class DemoReplicas implements AutoCloseable {
   public static LoadModel.Settings settings(String name) {
     switch (name) {
       case "vllm-dp2":
-        return new LoadModel.Settings(2, 48, 36_000, 16, 8.0, 1.7, 700, 160, 8192, 14_000, 0.012, 0.030, 0.55, 0, 900);
+        return new LoadModel.Settings(2, 48, 28_000, 16, 8.0, 1.7, 700, 160, 8192, 14_000, 0.012, 0.030, 0.55, 0, 900);
       case "sglang-tp2":
-        return new LoadModel.Settings(1, 64, 60_000, 1, 6.0, 2.0, 600, 150, 8192, 16_000, 0.010, 0.025, 0.6, 0, 1200);
+        return new LoadModel.Settings(1, 64, 48_000, 1, 6.0, 2.0, 600, 150, 8192, 16_000, 0.010, 0.025, 0.6, 0, 1200);
       case "tgi":
         return new LoadModel.Settings(1, 32, 40_000, 16, 3.0, 2.0, 500, 140, 4096, 9_000, 0.014, 0.030, 0.0, 0.004, 1500);
       case "llamacpp":
@@ -113,6 +114,7 @@ public final class DemoReplicas implements AutoCloseable {
     private long seed;
     private Clock clock = Clock.system();
     private boolean restarts = true;
+    private double meanSecondsBetweenRestarts = -1;
     private boolean llamaCppLegacyKvCache;
     private int basePort;
 
@@ -133,6 +135,18 @@ public final class DemoReplicas implements AutoCloseable {
     /** Whether servers restart now and then, counters back to zero (default true). */
     public Builder restarts(boolean restarts) {
       this.restarts = restarts;
+      return this;
+    }
+
+    /**
+     * The mean time between restarts of every replica, instead of each one's default (10–25
+     * minutes); restarts are never sooner than two minutes apart. For tests of restart handling.
+     */
+    public Builder meanSecondsBetweenRestarts(double seconds) {
+      if (!(seconds > 0)) {
+        throw new IllegalArgumentException("meanSecondsBetweenRestarts must be > 0: " + seconds);
+      }
+      this.meanSecondsBetweenRestarts = seconds;
       return this;
     }
 
@@ -163,6 +177,8 @@ public final class DemoReplicas implements AutoCloseable {
         LoadModel.Settings s = settings(name);
         if (!restarts) {
           s = s.withoutRestarts();
+        } else if (meanSecondsBetweenRestarts > 0) {
+          s = s.withRestarts(meanSecondsBetweenRestarts);
         }
         long replicaSeed = seed ^ (0x9E3779B97F4A7C15L * (i + 1));
         list.add(new Replica(name, new LoadModel(s, writer.histogramBounds(), replicaSeed, clock), writer));

@@ -21,6 +21,19 @@ interface ExpositionWriter {
   /** The exposition text for this state. */
   String write(LoadModel.Stats stats);
 
+  /**
+   * The Content-Type of the OpenMetrics answer, or null when the engine never answers in
+   * OpenMetrics (then {@link #writeOpenMetrics} is not called).
+   */
+  default String openMetricsContentType() {
+    return null;
+  }
+
+  /** The OpenMetrics 1.0 text for this state, for requests that accept it. */
+  default String writeOpenMetrics(LoadModel.Stats stats) {
+    throw new UnsupportedOperationException(engine() + " does not negotiate OpenMetrics");
+  }
+
   /** Extra response headers, as alternating names and values. */
   default String[] headers(LoadModel.Stats stats) {
     return new String[0];

@@ -43,6 +43,9 @@ final class Fmt {
     if (d == 0) {
       return (1 / d < 0) ? "-0.0" : "0.0";
     }
+    if (d == Math.rint(d) && Math.abs(d) < 1e16) {
+      return (long) d + ".0"; // fast path for counts, exact below 2^53 and as Python writes them
+    }
     BigDecimal bd = new BigDecimal(Double.toString(d)).stripTrailingZeros();
     String digits = bd.unscaledValue().abs().toString();
     // value = 0.digits * 10^decpt
@@ -77,6 +80,9 @@ final class Fmt {
     if (d == 0) {
       return "0";
     }
+    if (d == Math.rint(d) && Math.abs(d) < 1e16) {
+      return Long.toString((long) d);
+    }
     return new BigDecimal(Double.toString(d)).stripTrailingZeros().toPlainString();
   }
 
@@ -103,6 +109,27 @@ final class Fmt {
     }
     BigDecimal plain = r.stripTrailingZeros();
     return plain.scale() <= 0 ? plain.toBigInteger().toString() : plain.toPlainString();
+  }
+
+  private static final java.util.concurrent.ConcurrentHashMap<Double, String> PYTHON_LE =
+      new java.util.concurrent.ConcurrentHashMap<>();
+  private static final java.util.concurrent.ConcurrentHashMap<Double, String> RUST_LE =
+      new java.util.concurrent.ConcurrentHashMap<>();
+
+  /** {@link #python} for bucket bounds, cached: the writers' bounds are a small fixed set. */
+  static String pythonLe(double bound) {
+    return PYTHON_LE.computeIfAbsent(bound, Fmt::python);
+  }
+
+  /** {@link #rust} for bucket bounds, cached. */
+  static String rustLe(double bound) {
+    return RUST_LE.computeIfAbsent(bound, Fmt::rust);
+  }
+
+  /** The HELP and TYPE lines of a family, as prometheus_client writes them. */
+  static void header(StringBuilder b, String name, String help, String type) {
+    b.append("# HELP ").append(name).append(' ').append(help).append('\n');
+    b.append("# TYPE ").append(name).append(' ').append(type).append('\n');
   }
 
   /** A label value escaped for the text format. */

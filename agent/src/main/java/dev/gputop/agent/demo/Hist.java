@@ -26,11 +26,6 @@ final class Hist {
     this.sum = other.sum;
   }
 
-  /** Adds {@code weight} observations of {@code value}. */
-  void observe(double value, long weight) {
-    observe(value, weight, value * weight);
-  }
-
   /** Adds {@code weight} observations of {@code value} whose total is {@code sumIncrement}. */
   void observe(double value, long weight, double sumIncrement) {
     int i = 0;
@@ -44,10 +39,6 @@ final class Hist {
 
   Hist copy() {
     return new Hist(this);
-  }
-
-  double[] bounds() {
-    return bounds.clone();
   }
 
   int size() {

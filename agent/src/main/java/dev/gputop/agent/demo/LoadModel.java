@@ -167,6 +167,8 @@ public final class LoadModel {
   private final double phase;
   private final Engine[] engines;
   private final ArrayDeque<CompletedRequest> completed = new ArrayDeque<>();
+  /** TTFTs as observed (at first token), also for requests still running: {nanos, value bits}. */
+  private final ArrayDeque<long[]> ttfts = new ArrayDeque<>();
   private final List<Long> restarts = new ArrayList<>();
 
   private long simNanos;
@@ -176,6 +178,8 @@ public final class LoadModel {
   private long nextRestart;
   private long burstStart;
   private long burstEnd;
+  /** Until when the server is down after a scheduled restart (not listening, no arrivals). */
+  private long downUntil = Long.MIN_VALUE;
 
   /**
    * A model that keeps histograms of the given kinds with the given upper bounds (the engine's
@@ -193,7 +197,9 @@ public final class LoadModel {
     this.epochOffsetNanos = clock.epochNanos() - originNanos;
     this.simNanos = originNanos;
     this.startNanos = originNanos;
-    this.phase = rnd.nextDouble() * 2 * Math.PI;
+    // Start near the top of the swell, so the first burst (20–60 s in) fills the batch: a short
+    // demo shows queues and a full KV cache, not only an idle server.
+    this.phase = Math.PI / 2 - 0.6 + rnd.nextDouble() * 0.9;
     this.engines = new Engine[settings.engines()];
     for (int i = 0; i < engines.length; i++) {
       engines[i] = new Engine();
@@ -233,7 +239,8 @@ public final class LoadModel {
       running.add(e.running.size());
       waiting.add(e.waiting.size());
     }
-    return new Truth(simNanos, new ArrayList<>(completed), restarts, totals, counters, running, waiting);
+    return new Truth(simNanos, new ArrayList<>(completed), new ArrayList<>(ttfts), restarts, totals,
+        counters, running, waiting);
   }
 
   /** A consistent copy of every engine's metrics, after simulating up to now. */
@@ -253,9 +260,20 @@ public final class LoadModel {
     restartAt(simNanos);
   }
 
+  /**
+   * Whether the server is down now: for 3–10 s after each scheduled restart it is not listening
+   * (the replica drops the connection) and requests sent to it are lost. A {@link #restart()}
+   * asked for explicitly has no downtime.
+   */
+  public synchronized boolean isDown() {
+    advance();
+    return simNanos < downUntil;
+  }
+
   private void step(long t0, long t1) {
     if (t1 >= nextRestart) {
       restartAt(t1);
+      downUntil = t1 + (long) ((3 + rnd.nextDouble() * 7) * 1e9);
     }
     arrivals(t1);
     for (Engine e : engines) {
@@ -270,6 +288,9 @@ public final class LoadModel {
     while (nextArrival <= t1) {
       long at = nextArrival;
       nextArrival = at + expNanos(rate(at));
+      if (at < downUntil) {
+        continue; // nobody is listening: the client sees a refused connection
+      }
       Engine target = engines[0];
       for (int i = 1; i < engines.length; i++) {
         Engine e = engines[i];
@@ -310,7 +331,12 @@ public final class LoadModel {
       if (r.phase == Phase.PREFILL && r.prefillEnd <= t1) {
         if (r.firstToken < 0) {
           r.firstToken = r.prefillEnd;
-          s.observe(Kind.TTFT, (r.firstToken - r.arrival) / 1e9, 1);
+          double ttft = (r.firstToken - r.arrival) / 1e9;
+          s.observe(Kind.TTFT, ttft, 1);
+          ttfts.addLast(new long[] {r.firstToken, Double.doubleToLongBits(ttft)});
+          while (ttfts.size() > RETENTION_MAX || ttfts.peekFirst()[0] < r.firstToken - RETENTION_NANOS) {
+            ttfts.removeFirst();
+          }
           s.promptTokens += r.prompt;
         } else {
           // Resumed after a preemption: one long gap between two tokens.
@@ -522,8 +548,8 @@ public final class LoadModel {
     double minutes = (t - originNanos) / 60e9;
     double swell = 0.85 + 0.3 * Math.sin(2 * Math.PI * minutes / 4 + phase);
     if (t >= burstEnd) {
-      burstStart = t + (long) ((60 + expSeconds(1 / 120.0)) * 1e9);
-      burstEnd = burstStart + (long) ((15 + rnd.nextDouble() * 20) * 1e9);
+      burstStart = t + (long) ((30 + expSeconds(1 / 90.0)) * 1e9);
+      burstEnd = burstStart + (long) ((15 + rnd.nextDouble() * 15) * 1e9);
     }
     double burst = t >= burstStart ? settings.burstFactor() : 1;
     return settings.arrivalsPerSecond() * swell * burst;

@@ -63,7 +63,35 @@ public final class Replica {
 
   /** The exposition the endpoint would answer now (advances the model, like a scrape does). */
   public String render() {
-    return writer.write(model.stats());
+    synchronized (writer) {
+      return writer.write(model.stats());
+    }
+  }
+
+  /**
+   * The OpenMetrics exposition the endpoint would answer to {@code Accept:
+   * application/openmetrics-text}, or null when the engine does not negotiate (only vLLM does).
+   */
+  public String renderOpenMetrics() {
+    if (writer.openMetricsContentType() == null) {
+      return null;
+    }
+    synchronized (writer) {
+      return writer.writeOpenMetrics(model.stats());
+    }
+  }
+
+  /** prometheus_client's choose_encoder: any listed media type equal to OpenMetrics. */
+  static boolean acceptsOpenMetrics(String accept) {
+    if (accept == null) {
+      return false;
+    }
+    for (String part : accept.split(",")) {
+      if (part.split(";")[0].trim().equals("application/openmetrics-text")) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** The Content-Type the endpoint answers with. */
@@ -106,6 +134,10 @@ public final class Replica {
         send(ex, 405, "text/plain; charset=utf-8", "Method Not Allowed");
         return;
       }
+      if (model.isDown()) {
+        // restarting: close the connection without an answer, as a server that is not up yet
+        return;
+      }
       if (!metricsEnabled) {
         if (writer.engine().equals("llamacpp")) {
           send(ex, 501, "application/json; charset=utf-8", LLAMACPP_DISABLED);
@@ -114,13 +146,20 @@ public final class Replica {
         }
         return;
       }
-      LoadModel.Stats stats = model.stats();
-      String body = writer.write(stats);
+      boolean om = writer.openMetricsContentType() != null
+          && acceptsOpenMetrics(ex.getRequestHeaders().getFirst("Accept"));
+      LoadModel.Stats stats;
+      String body;
+      synchronized (writer) {
+        // one scrape at a time per writer: llama.cpp's gauges depend on the previous read
+        stats = model.stats();
+        body = om ? writer.writeOpenMetrics(stats) : writer.write(stats);
+      }
       String[] headers = writer.headers(stats);
       for (int i = 0; i + 1 < headers.length; i += 2) {
         ex.getResponseHeaders().add(headers[i], headers[i + 1]);
       }
-      send(ex, 200, writer.contentType(), body);
+      send(ex, 200, om ? writer.openMetricsContentType() : writer.contentType(), body);
     } catch (RuntimeException e) {
       logger.log(Level.WARNING, "demo replica " + name + " failed to answer", e);
       throw e;

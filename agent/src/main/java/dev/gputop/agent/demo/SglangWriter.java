@@ -83,9 +83,9 @@ final class SglangWriter implements ExpositionWriter {
     schedGauge(b, "sglang:engine_load_weights_time", "The time taken for the engine to load weights.", 9.2);
     schedGauge(b, "sglang:new_token_ratio", "The new token ratio.", uptime < 60 ? 0.7 : 0.41);
     schedGauge(b, "sglang:is_cuda_graph", "Whether the batch is using CUDA graph.", e.running > 0 ? 1 : 0);
-    header(b, "sglang:queue_time_seconds", "Histogram of queueing time in seconds.", "histogram");
+    Fmt.header(b, "sglang:queue_time_seconds", "Histogram of queueing time in seconds.", "histogram");
     for (int rank = 0; rank < tpSize; rank++) {
-      histogramSamples(b, "sglang:queue_time_seconds", e.hist(Kind.QUEUE), schedPrefix(rank), schedLabels(rank));
+      histogramSamples(b, "sglang:queue_time_seconds", e.hist(Kind.QUEUE), SCHED_PREFIX, schedLabels(rank));
     }
 
     if (e.completed > 0) {
@@ -103,30 +103,29 @@ final class SglangWriter implements ExpositionWriter {
     return b.toString();
   }
 
-  private String schedPrefix(int rank) {
-    return "{engine_type=\"unified\",";
-  }
+  /** The scheduler labels before {@code le} (labels are sorted by name). */
+  private static final String SCHED_PREFIX = "{engine_type=\"unified\",";
 
   private String schedLabels(int rank) {
     return "model_name=\"" + Fmt.escape(modelName) + "\",pp_rank=\"0\",tp_rank=\"" + rank + "\"}";
   }
 
   private void schedGauge(StringBuilder b, String name, String help, double v) {
-    header(b, name, help, "gauge");
+    Fmt.header(b, name, help, "gauge");
     for (int rank = 0; rank < tpSize; rank++) {
-      b.append(name).append(schedPrefix(rank)).append(schedLabels(rank)).append(' ').append(Fmt.python(v)).append('\n');
+      b.append(name).append(SCHED_PREFIX).append(schedLabels(rank)).append(' ').append(Fmt.python(v)).append('\n');
     }
   }
 
   private void schedCounter(StringBuilder b, String name, String help, double v) {
-    header(b, name, help, "counter");
+    Fmt.header(b, name, help, "counter");
     for (int rank = 0; rank < tpSize; rank++) {
-      b.append(name).append(schedPrefix(rank)).append(schedLabels(rank)).append(' ').append(Fmt.python(v)).append('\n');
+      b.append(name).append(SCHED_PREFIX).append(schedLabels(rank)).append(' ').append(Fmt.python(v)).append('\n');
     }
   }
 
   private void tokCounter(StringBuilder b, String name, String help, double v) {
-    header(b, name, help, "counter");
+    Fmt.header(b, name, help, "counter");
     b.append(name).append("{model_name=\"").append(Fmt.escape(modelName)).append("\"} ").append(Fmt.python(v)).append('\n');
   }
 
@@ -134,14 +133,14 @@ final class SglangWriter implements ExpositionWriter {
     if (h.count() == 0) {
       return; // multiprocess mode: a series exists only once observed
     }
-    header(b, name, help, "histogram");
+    Fmt.header(b, name, help, "histogram");
     histogramSamples(b, name, h, "{", "model_name=\"" + Fmt.escape(modelName) + "\"}");
   }
 
   /** Buckets, then _count, then _sum; {@code le} sorts between the two label halves. */
   private static void histogramSamples(StringBuilder b, String name, Hist h, String before, String after) {
     for (int i = 0; i <= h.size(); i++) {
-      String le = i == h.size() ? "+Inf" : Fmt.python(h.bound(i));
+      String le = i == h.size() ? "+Inf" : Fmt.pythonLe(h.bound(i));
       b.append(name).append("_bucket").append(before).append("le=\"").append(le).append("\",").append(after)
           .append(' ').append(Fmt.python(h.cumulative(i))).append('\n');
     }
@@ -150,8 +149,4 @@ final class SglangWriter implements ExpositionWriter {
     b.append(name).append("_sum").append(labels).append(' ').append(Fmt.python(h.sum())).append('\n');
   }
 
-  private static void header(StringBuilder b, String name, String help, String type) {
-    b.append("# HELP ").append(name).append(' ').append(help).append('\n');
-    b.append("# TYPE ").append(name).append(' ').append(type).append('\n');
-  }
 }

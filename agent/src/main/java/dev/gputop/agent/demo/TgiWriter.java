@@ -17,13 +17,9 @@ final class TgiWriter implements ExpositionWriter {
 
   static final double[] DURATION = durationBuckets();
 
-  private final int maxInputTokens;
-  private final int maxTotalTokens;
   private final Map<Kind, double[]> bounds = new EnumMap<>(Kind.class);
 
   TgiWriter(int maxInputTokens, int maxTotalTokens) {
-    this.maxInputTokens = maxInputTokens;
-    this.maxTotalTokens = maxTotalTokens;
     bounds.put(Kind.E2E, DURATION);
     bounds.put(Kind.VALIDATION, DURATION);
     bounds.put(Kind.QUEUE, DURATION);
@@ -176,20 +172,12 @@ final class TgiWriter implements ExpositionWriter {
   private static void samples(StringBuilder b, String name, String labels, Hist h) {
     String prefix = labels.isEmpty() ? "{" : "{" + labels + ",";
     for (int i = 0; i <= h.size(); i++) {
-      String le = i == h.size() ? "+Inf" : Fmt.rust(h.bound(i));
+      String le = i == h.size() ? "+Inf" : Fmt.rustLe(h.bound(i));
       b.append(name).append("_bucket").append(prefix).append("le=\"").append(le).append("\"} ")
           .append(h.cumulative(i)).append('\n');
     }
     String l = labels.isEmpty() ? "" : "{" + labels + "}";
     b.append(name).append("_sum").append(l).append(' ').append(Fmt.rust(h.sum())).append('\n');
     b.append(name).append("_count").append(l).append(' ').append(h.count()).append('\n');
-  }
-
-  int maxInputTokens() {
-    return maxInputTokens;
-  }
-
-  int maxTotalTokens() {
-    return maxTotalTokens;
   }
 }

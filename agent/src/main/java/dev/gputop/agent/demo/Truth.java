@@ -70,6 +70,7 @@ public final class Truth {
 
   private final long nowNanos;
   private final List<CompletedRequest> requests;
+  private final List<long[]> ttfts;
   private final List<Long> restarts;
   private final List<Map<Kind, Total>> totals;
   private final List<Counters> counters;
@@ -79,6 +80,7 @@ public final class Truth {
   Truth(
       long nowNanos,
       List<CompletedRequest> requests,
+      List<long[]> ttfts,
       List<Long> restarts,
       List<Map<Kind, Total>> totals,
       List<Counters> counters,
@@ -86,6 +88,7 @@ public final class Truth {
       List<Integer> waiting) {
     this.nowNanos = nowNanos;
     this.requests = List.copyOf(requests);
+    this.ttfts = List.copyOf(ttfts);
     this.restarts = List.copyOf(restarts);
     List<Map<Kind, Total>> t = new ArrayList<>();
     for (Map<Kind, Total> m : totals) {
@@ -156,13 +159,24 @@ public final class Truth {
   }
 
   /**
-   * The true values of one latency or size kind for requests in {@code (fromNanos, toNanos]}:
-   * TTFT by first-token time, all others by finish time. ITL is expanded to one value per gap
-   * (steady gaps and preemption stalls), attributed to the request's finish.
+   * The true values of one latency or size kind observed in {@code (fromNanos, toNanos]}: TTFT
+   * by first-token time (including requests still running, as the server's histogram counts
+   * them), all others by finish time. ITL is expanded to one value per gap (steady gaps and
+   * preemption stalls), attributed to the request's finish; the server's histogram counts them as
+   * the tokens are produced, so over a window the two differ by the requests in flight.
    */
   public double[] values(Kind kind, long fromNanos, long toNanos) {
     double[] out = new double[16];
     int n = 0;
+    if (kind == Kind.TTFT) {
+      for (long[] t : ttfts) {
+        if (t[0] > fromNanos && t[0] <= toNanos) {
+          out = grow(out, n);
+          out[n++] = Double.longBitsToDouble(t[1]);
+        }
+      }
+      return Arrays.copyOf(out, n);
+    }
     for (CompletedRequest r : requests) {
       long t = kind == Kind.TTFT ? r.firstTokenNanos() : r.finishNanos();
       if (t <= fromNanos || t > toNanos) {

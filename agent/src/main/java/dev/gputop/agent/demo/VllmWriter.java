@@ -32,12 +32,10 @@ final class VllmWriter implements ExpositionWriter {
   static final double[] PARAMS_N = {1, 2, 5, 10, 20};
 
   private final String modelName;
-  private final int maxModelLen;
   private final Map<Kind, double[]> bounds = new EnumMap<>(Kind.class);
 
   VllmWriter(String modelName, int maxModelLen) {
     this.modelName = modelName;
-    this.maxModelLen = maxModelLen;
     double[] tokens = build125(maxModelLen);
     bounds.put(Kind.PROMPT_TOKENS, tokens);
     bounds.put(Kind.GENERATION_TOKENS, tokens);
@@ -86,8 +84,27 @@ final class VllmWriter implements ExpositionWriter {
 
   @Override
   public String write(LoadModel.Stats st) {
+    return render(st, false);
+  }
+
+  @Override
+  public String openMetricsContentType() {
+    return "application/openmetrics-text; version=1.0.0; charset=utf-8";
+  }
+
+  /**
+   * What prometheus_client answers when the request accepts {@code application/openmetrics-text}
+   * (vLLM's make_asgi_app negotiates): counter families named without {@code _total}, each
+   * series' {@code _created} right after it, and {@code # EOF}.
+   */
+  @Override
+  public String writeOpenMetrics(LoadModel.Stats st) {
+    return render(st, true);
+  }
+
+  private String render(LoadModel.Stats st, boolean om) {
     StringBuilder b = new StringBuilder(64 * 1024);
-    PythonNoise.write(b, st, 4.2);
+    PythonNoise.write(b, st, 4.2, om);
     List<EngineStats> es = st.engines();
     double created = st.startEpochNanos() / 1e9 + 0.43;
 
@@ -95,56 +112,61 @@ final class VllmWriter implements ExpositionWriter {
     gauge(b, "vllm:num_requests_waiting", "Number of requests waiting to be processed.", es, e -> e.waiting);
     String sleepHelp = "Engine sleep state; awake = 0 means engine is sleeping; awake = 1 means engine is awake; "
         + "weights_offloaded = 1 means sleep level 1; discard_all = 1 means sleep level 2.";
-    header(b, "vllm:engine_sleep_state", sleepHelp, "gauge");
+    Fmt.header(b, "vllm:engine_sleep_state", sleepHelp, "gauge");
     for (String state : new String[] {"awake", "weights_offloaded", "discard_all"}) {
       for (EngineStats e : es) {
         sample(b, "vllm:engine_sleep_state", labels(e, "sleep_state", state), state.equals("awake") ? 1 : 0);
       }
     }
     gauge(b, "vllm:kv_cache_usage_perc", "KV-cache usage. 1 means 100 percent usage.", es, EngineStats::kvUsage);
-    counter(b, "vllm:prefix_cache_queries", "Prefix cache queries, in terms of number of queried tokens.", es, e -> e.prefixQueries, created);
-    counter(b, "vllm:prefix_cache_hits", "Prefix cache hits, in terms of number of cached tokens.", es, e -> e.prefixHits, created);
-    counter(b, "vllm:mm_cache_queries", "Multi-modal cache queries, in terms of number of queried items.", es, e -> 0, created);
-    counter(b, "vllm:mm_cache_hits", "Multi-modal cache hits, in terms of number of cached items.", es, e -> 0, created);
-    counter(b, "vllm:num_preemptions", "Cumulative number of preemption from the engine.", es, e -> e.preemptions, created);
-    counter(b, "vllm:prompt_tokens", "Number of prefill tokens processed.", es, e -> e.promptTokens, created);
-    counter(b, "vllm:generation_tokens", "Number of generation tokens processed.", es, e -> e.generationTokens, created);
+    counter(b, "vllm:prefix_cache_queries", "Prefix cache queries, in terms of number of queried tokens.", es, e -> e.prefixQueries, created, om);
+    counter(b, "vllm:prefix_cache_hits", "Prefix cache hits, in terms of number of cached tokens.", es, e -> e.prefixHits, created, om);
+    counter(b, "vllm:mm_cache_queries", "Multi-modal cache queries, in terms of number of queried items.", es, e -> 0, created, om);
+    counter(b, "vllm:mm_cache_hits", "Multi-modal cache hits, in terms of number of cached items.", es, e -> 0, created, om);
+    counter(b, "vllm:num_preemptions", "Cumulative number of preemption from the engine.", es, e -> e.preemptions, created, om);
+    counter(b, "vllm:prompt_tokens", "Number of prefill tokens processed.", es, e -> e.promptTokens, created, om);
+    counter(b, "vllm:generation_tokens", "Number of generation tokens processed.", es, e -> e.generationTokens, created, om);
 
     String successHelp = "Count of successfully processed requests.";
-    header(b, "vllm:request_success_total", successHelp, "counter");
+    Fmt.header(b, om ? "vllm:request_success" : "vllm:request_success_total", successHelp, "counter");
     String[] reasons = {"stop", "length", "abort"};
     for (String reason : reasons) {
       for (EngineStats e : es) {
         long v = reason.equals("stop") ? e.finishedStop : reason.equals("length") ? e.finishedLength : 0;
         sample(b, "vllm:request_success_total", labels(e, "finished_reason", reason), v);
+        if (om) {
+          sample(b, "vllm:request_success_created", labels(e, "finished_reason", reason), created);
+        }
       }
     }
-    header(b, "vllm:request_success_created", successHelp, "gauge");
-    for (String reason : reasons) {
-      for (EngineStats e : es) {
-        sample(b, "vllm:request_success_created", labels(e, "finished_reason", reason), created);
+    if (!om) {
+      Fmt.header(b, "vllm:request_success_created", successHelp, "gauge");
+      for (String reason : reasons) {
+        for (EngineStats e : es) {
+          sample(b, "vllm:request_success_created", labels(e, "finished_reason", reason), created);
+        }
       }
     }
 
-    histogram(b, "vllm:request_prompt_tokens", "Number of prefill tokens processed.", es, Kind.PROMPT_TOKENS, created);
-    histogram(b, "vllm:request_generation_tokens", "Number of generation tokens processed.", es, Kind.GENERATION_TOKENS, created);
-    histogram(b, "vllm:iteration_tokens_total", "Histogram of number of tokens per engine_step.", es, Kind.ITERATION_TOKENS, created);
-    histogram(b, "vllm:request_max_num_generation_tokens", "Histogram of maximum number of requested generation tokens.", es, Kind.MAX_TOKENS, created);
-    histogram(b, "vllm:request_params_n", "Histogram of the n request parameter.", es, Kind.PARAMS_N, created);
-    histogram(b, "vllm:request_params_max_tokens", "Histogram of the max_tokens request parameter.", es, Kind.MAX_TOKENS, created);
-    histogram(b, "vllm:time_to_first_token_seconds", "Histogram of time to first token in seconds.", es, Kind.TTFT, created);
+    histogram(b, "vllm:request_prompt_tokens", "Number of prefill tokens processed.", es, Kind.PROMPT_TOKENS, created, om);
+    histogram(b, "vllm:request_generation_tokens", "Number of generation tokens processed.", es, Kind.GENERATION_TOKENS, created, om);
+    histogram(b, "vllm:iteration_tokens_total", "Histogram of number of tokens per engine_step.", es, Kind.ITERATION_TOKENS, created, om);
+    histogram(b, "vllm:request_max_num_generation_tokens", "Histogram of maximum number of requested generation tokens.", es, Kind.MAX_TOKENS, created, om);
+    histogram(b, "vllm:request_params_n", "Histogram of the n request parameter.", es, Kind.PARAMS_N, created, om);
+    histogram(b, "vllm:request_params_max_tokens", "Histogram of the max_tokens request parameter.", es, Kind.MAX_TOKENS, created, om);
+    histogram(b, "vllm:time_to_first_token_seconds", "Histogram of time to first token in seconds.", es, Kind.TTFT, created, om);
     histogram(b, "vllm:time_per_output_token_seconds",
         "Histogram of time per output token in seconds. DEPRECATED: Use vllm:inter_token_latency_seconds instead.",
-        es, Kind.ITL, created);
-    histogram(b, "vllm:inter_token_latency_seconds", "Histogram of inter-token latency in seconds.", es, Kind.ITL, created);
-    histogram(b, "vllm:request_time_per_output_token_seconds", "Histogram of time_per_output_token_seconds per request.", es, Kind.TPOT, created);
-    histogram(b, "vllm:e2e_request_latency_seconds", "Histogram of e2e request latency in seconds.", es, Kind.E2E, created);
-    histogram(b, "vllm:request_queue_time_seconds", "Histogram of time spent in WAITING phase for request.", es, Kind.QUEUE, created);
-    histogram(b, "vllm:request_inference_time_seconds", "Histogram of time spent in RUNNING phase for request.", es, Kind.INFERENCE, created);
-    histogram(b, "vllm:request_prefill_time_seconds", "Histogram of time spent in PREFILL phase for request.", es, Kind.PREFILL, created);
-    histogram(b, "vllm:request_decode_time_seconds", "Histogram of time spent in DECODE phase for request.", es, Kind.DECODE, created);
+        es, Kind.ITL, created, om);
+    histogram(b, "vllm:inter_token_latency_seconds", "Histogram of inter-token latency in seconds.", es, Kind.ITL, created, om);
+    histogram(b, "vllm:request_time_per_output_token_seconds", "Histogram of time_per_output_token_seconds per request.", es, Kind.TPOT, created, om);
+    histogram(b, "vllm:e2e_request_latency_seconds", "Histogram of e2e request latency in seconds.", es, Kind.E2E, created, om);
+    histogram(b, "vllm:request_queue_time_seconds", "Histogram of time spent in WAITING phase for request.", es, Kind.QUEUE, created, om);
+    histogram(b, "vllm:request_inference_time_seconds", "Histogram of time spent in RUNNING phase for request.", es, Kind.INFERENCE, created, om);
+    histogram(b, "vllm:request_prefill_time_seconds", "Histogram of time spent in PREFILL phase for request.", es, Kind.PREFILL, created, om);
+    histogram(b, "vllm:request_decode_time_seconds", "Histogram of time spent in DECODE phase for request.", es, Kind.DECODE, created, om);
 
-    header(b, "vllm:cache_config_info", "Information of the LLMEngine CacheConfig", "gauge");
+    Fmt.header(b, "vllm:cache_config_info", "Information of the LLMEngine CacheConfig", "gauge");
     for (EngineStats e : es) {
       String l = "{block_size=\"16\",cache_dtype=\"auto\",cpu_offload_gb=\"0\",enable_prefix_caching=\"True\","
           + "engine=\"" + e.index + "\",gpu_memory_utilization=\"0.9\",num_cpu_blocks=\"None\","
@@ -152,6 +174,9 @@ final class VllmWriter implements ExpositionWriter {
           + "prefix_caching_hash_algo=\"sha256\",sliding_window=\"None\",swap_space=\"4\","
           + "swap_space_bytes=\"4294967296\"}";
       b.append("vllm:cache_config_info").append(l).append(' ').append(Fmt.python(1)).append('\n');
+    }
+    if (om) {
+      b.append("# EOF\n");
     }
     return b.toString();
   }
@@ -178,51 +203,58 @@ final class VllmWriter implements ExpositionWriter {
     return b.append('}').toString();
   }
 
-  private static void header(StringBuilder b, String name, String help, String type) {
-    b.append("# HELP ").append(name).append(' ').append(help).append('\n');
-    b.append("# TYPE ").append(name).append(' ').append(type).append('\n');
-  }
 
   private static void sample(StringBuilder b, String name, String labels, double v) {
     b.append(name).append(labels).append(' ').append(Fmt.python(v)).append('\n');
   }
 
   private void gauge(StringBuilder b, String name, String help, List<EngineStats> es, Value v) {
-    header(b, name, help, "gauge");
+    Fmt.header(b, name, help, "gauge");
     for (EngineStats e : es) {
       sample(b, name, labels(e), v.of(e));
     }
   }
 
-  private void counter(StringBuilder b, String base, String help, List<EngineStats> es, Value v, double created) {
-    header(b, base + "_total", help, "counter");
+  private void counter(StringBuilder b, String base, String help, List<EngineStats> es, Value v, double created, boolean om) {
+    if (om) {
+      Fmt.header(b, base, help, "counter");
+      for (EngineStats e : es) {
+        sample(b, base + "_total", labels(e), v.of(e));
+        sample(b, base + "_created", labels(e), created + e.index * 0.0001);
+      }
+      return;
+    }
+    Fmt.header(b, base + "_total", help, "counter");
     for (EngineStats e : es) {
       sample(b, base + "_total", labels(e), v.of(e));
     }
-    header(b, base + "_created", help, "gauge");
+    Fmt.header(b, base + "_created", help, "gauge");
     for (EngineStats e : es) {
       sample(b, base + "_created", labels(e), created + e.index * 0.0001);
     }
   }
 
-  private void histogram(StringBuilder b, String name, String help, List<EngineStats> es, Kind kind, double created) {
-    header(b, name, help, "histogram");
+  private void histogram(StringBuilder b, String name, String help, List<EngineStats> es, Kind kind, double created, boolean om) {
+    Fmt.header(b, name, help, "histogram");
     for (EngineStats e : es) {
       Hist h = e.hist(kind);
       for (int i = 0; i <= h.size(); i++) {
-        String le = i == h.size() ? "+Inf" : Fmt.python(h.bound(i));
-        sample(b, name + "_bucket", labels(e, "le", le), h.cumulative(i));
+        String le = i == h.size() ? "+Inf" : Fmt.pythonLe(h.bound(i));
+        // "engine" < "le" < "model_name": the sorted order without building a map per bucket
+        String l = "{engine=\"" + e.index + "\",le=\"" + le + "\",model_name=\"" + Fmt.escape(modelName) + "\"}";
+        sample(b, name + "_bucket", l, h.cumulative(i));
       }
       sample(b, name + "_count", labels(e), h.count());
       sample(b, name + "_sum", labels(e), h.sum());
+      if (om) {
+        sample(b, name + "_created", labels(e), created + e.index * 0.0001);
+      }
     }
-    header(b, name + "_created", help, "gauge");
-    for (EngineStats e : es) {
-      sample(b, name + "_created", labels(e), created + e.index * 0.0001);
+    if (!om) {
+      Fmt.header(b, name + "_created", help, "gauge");
+      for (EngineStats e : es) {
+        sample(b, name + "_created", labels(e), created + e.index * 0.0001);
+      }
     }
-  }
-
-  int maxModelLen() {
-    return maxModelLen;
   }
 }

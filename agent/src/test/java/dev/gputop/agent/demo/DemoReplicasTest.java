@@ -63,6 +63,19 @@ class DemoReplicasTest {
   }
 
   @Test
+  void get_acceptingOpenMetrics_vllmAnswersOpenMetricsOthersText() throws Exception {
+    String accept = "application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5";
+    HttpResponse<String> vllm = get(demo.replica("vllm-dp2").url(), accept);
+    assertThat(vllm.headers().firstValue("Content-Type")).hasValue("application/openmetrics-text; version=1.0.0; charset=utf-8");
+    assertThat(vllm.body()).endsWith("# EOF\n");
+    HttpResponse<String> text = get(demo.replica("vllm-dp2").url(), "text/plain;version=0.0.4");
+    assertThat(text.headers().firstValue("Content-Type")).hasValue("text/plain; version=0.0.4; charset=utf-8");
+    assertThat(text.body()).doesNotContain("# EOF");
+    HttpResponse<String> tgi = get(demo.replica("tgi").url(), accept);
+    assertThat(tgi.headers().firstValue("Content-Type")).hasValue("text/plain; charset=utf-8");
+  }
+
+  @Test
   void get_llamaCppSendsItsStartHeader() throws Exception {
     HttpResponse<String> resp = get(demo.replica("llamacpp").url(), "*/*");
     assertThat(resp.headers().firstValue("Process-Start-Time-Unix")).hasValueSatisfying(v -> assertThat(v).matches("\\d+"));
@@ -93,6 +106,27 @@ class DemoReplicasTest {
     clock.advance(Duration.ofSeconds(10));
     double after = MiniExposition.parse(get(vllm.url(), "*/*").body()).sum("vllm:generation_tokens_total");
     assertThat(after).isGreaterThan(before);
+  }
+
+  @Test
+  void scheduledRestart_dropsConnectionsForAWhileThenCountsFromZero() throws Exception {
+    ManualClock c = new ManualClock(Fixtures.T0);
+    try (DemoReplicas d = DemoReplicas.builder().seed(32).clock(c).meanSecondsBetweenRestarts(1).start()) {
+      Replica vllm = d.replica("vllm-dp2");
+      c.advance(Duration.ofSeconds(110));
+      double before = MiniExposition.parse(get(vllm.url(), "*/*").body()).sum("vllm:generation_tokens_total");
+      while (vllm.truth().restarts().isEmpty()) {
+        c.advance(Duration.ofMillis(500));
+      }
+      assertThat(vllm.model().isDown()).isTrue();
+      assertThatThrownBy(() -> get(vllm.url(), "*/*")).isInstanceOf(java.io.IOException.class);
+      c.advance(Duration.ofSeconds(12));
+      assertThat(vllm.model().isDown()).isFalse();
+      HttpResponse<String> resp = get(vllm.url(), "*/*");
+      assertThat(resp.statusCode()).isEqualTo(200);
+      double after = MiniExposition.parse(resp.body()).sum("vllm:generation_tokens_total");
+      assertThat(after).isLessThan(before);
+    }
   }
 
   @Test

@@ -113,6 +113,29 @@ class VllmWriterTest {
     assertThat(vllm.contentType()).isEqualTo("text/plain; version=0.0.4; charset=utf-8");
   }
 
+  @Test
+  void writeOpenMetrics_isWhatPrometheusClientNegotiates() throws Exception {
+    String om = vllm.renderOpenMetrics();
+    assertThat(om).endsWith("# EOF\n");
+    assertThat(om).contains("# TYPE vllm:prompt_tokens counter\n")
+        .contains("# TYPE python_gc_objects_collected counter\n")
+        .contains("# TYPE vllm:time_to_first_token_seconds histogram\n")
+        .doesNotContain("# TYPE vllm:prompt_tokens_created gauge");
+    // each series' _created follows it
+    assertThat(om).containsPattern(
+        "vllm:prompt_tokens_total\\{engine=\"0\",model_name=\"[^\"]+\"\\} \\S+\nvllm:prompt_tokens_created\\{engine=\"0\",");
+    dev.gputop.inference.parse.Exposition parsed =
+        new dev.gputop.inference.parse.ExpositionParser(dev.gputop.inference.parse.ParserLimits.defaults()).parse(om);
+    dev.gputop.inference.parse.MetricFamily counter = parsed.family("vllm:prompt_tokens");
+    assertThat(counter.type()).isEqualTo(dev.gputop.inference.parse.MetricType.COUNTER);
+    assertThat(counter.samples()).extracting(dev.gputop.inference.parse.Sample::name)
+        .containsExactly("vllm:prompt_tokens_total", "vllm:prompt_tokens_created",
+            "vllm:prompt_tokens_total", "vllm:prompt_tokens_created");
+    // the same numbers as the text format at the same moment
+    MiniExposition text = MiniExposition.parse(vllm.render());
+    assertThat(counter.samples().get(0).value()).isEqualTo(text.value("vllm:prompt_tokens_total", "engine", "0"));
+  }
+
   private static List<String> les(MiniExposition e, String family) {
     return e.family(family).samples().stream()
         .filter(s -> s.name().endsWith("_bucket") && "0".equals(s.label("engine")))

@@ -14,7 +14,7 @@ import java.util.regex.Pattern;
  * endpoint from its flags. Works on plain argument arrays, so every rule is testable without a
  * process.
  *
- * <p>Immutable and thread-safe.
+ * <p>Immutable after construction and thread-safe.
  */
 final class CommandRecognizer {
 
@@ -44,6 +44,9 @@ final class CommandRecognizer {
           new CommandRule("vllm", Role.SERVER, Kind.PROGRAM, "vllm", "serve", VLLM),
           new CommandRule("vllm", Role.SERVER, Kind.MODULE, "vllm.entrypoints.", null, VLLM),
           new CommandRule("vllm", Role.HELPER, Kind.TITLE, "VLLM::", null, null),
+          // VLLM_PROCESS_NAME_PREFIX replaces "VLLM" in every title vLLM sets.
+          new CommandRule(
+              "vllm", Role.HELPER, Kind.TITLE_REGEX, "[^\\s:]+::(EngineCore|Worker_|APIServer|DPCoordinator)", null, null),
           new CommandRule("sglang", Role.SERVER, Kind.MODULE, "sglang.launch_server", null, SGLANG),
           new CommandRule("sglang", Role.SERVER, Kind.PROGRAM, "sglang", "serve", SGLANG),
           new CommandRule("sglang", Role.HELPER, Kind.TITLE, "sglang::", null, null),
@@ -57,9 +60,15 @@ final class CommandRecognizer {
   private static final Pattern INTERPRETER = Pattern.compile("(python|pypy)[0-9.]*");
 
   private final List<CommandRule> rules;
+  private final java.util.Map<CommandRule, Pattern> titlePatterns = new java.util.HashMap<>();
 
   CommandRecognizer(List<CommandRule> rules) {
     this.rules = List.copyOf(rules);
+    for (CommandRule r : this.rules) {
+      if (r.kind() == Kind.TITLE_REGEX) {
+        titlePatterns.put(r, Pattern.compile(r.pattern()));
+      }
+    }
   }
 
   static CommandRecognizer defaults() {
@@ -106,6 +115,11 @@ final class CommandRecognizer {
             return rule;
           }
           break;
+        case TITLE_REGEX:
+          if (titlePatterns.get(rule).matcher(first).lookingAt()) {
+            return rule;
+          }
+          break;
         case MODULE:
           if (module != null && module.startsWith(rule.pattern())) {
             return rule;
@@ -136,6 +150,9 @@ final class CommandRecognizer {
     }
     for (CommandRule rule : rules) {
       if (rule.kind() == Kind.TITLE && comm.startsWith(rule.pattern())) {
+        return rule;
+      }
+      if (rule.kind() == Kind.TITLE_REGEX && titlePatterns.get(rule).matcher(comm).lookingAt()) {
         return rule;
       }
       if (rule.kind() == Kind.PROGRAM) {

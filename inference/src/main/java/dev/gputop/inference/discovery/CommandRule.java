@@ -13,7 +13,7 @@ import java.util.Objects;
  * @param role what the process does inside its server
  * @param kind how {@code pattern} is matched
  * @param pattern a program name (matched against the file name of argv[0], or of the script an
- *     interpreter runs), a module-name prefix, or a title prefix
+ *     interpreter runs), a module-name prefix, a title prefix, or a title regular expression
  * @param subcommand the argument that must follow the program (e.g. {@code serve}), or null
  * @param endpoint how to derive the metrics URL; null for helper processes
  */
@@ -27,7 +27,9 @@ record CommandRule(
     /** The program is a Python interpreter run as {@code -m <module>}, the module starts with the pattern. */
     MODULE,
     /** argv[0] (a setproctitle title) starts with the pattern. */
-    TITLE
+    TITLE,
+    /** argv[0] (a setproctitle title) matches the pattern, a regular expression, from its start. */
+    TITLE_REGEX
   }
 
   /** What a process does inside its server, which decides whose flags give the URL. */
@@ -57,6 +59,8 @@ record CommandRule(
         return "-m " + pattern + "*";
       case TITLE:
         return "title " + pattern + "*";
+      case TITLE_REGEX:
+        return "title /" + pattern + "/";
       default:
         return subcommand == null ? pattern : pattern + " " + subcommand;
     }

@@ -7,7 +7,8 @@ import java.util.Objects;
 /**
  * One inference server found on this host: all of its processes merged into one entry. Immutable.
  *
- * @param name a stable name for outputs, e.g. {@code vllm-8000} or {@code sglang-pod-name-30000}
+ * @param name a stable name for outputs: {@code <engine>-<port>} (e.g. {@code vllm-8000}), or
+ *     {@code <namespace>/<pod>:<port>} for a server in a Kubernetes pod
  * @param engine the engine the command line suggests ({@code vllm}, {@code sglang}, {@code tgi},
  *     {@code llamacpp}); the metric names decide in the end
  * @param url the metrics URL derived from the command line (and pod IP in containers)

@@ -71,6 +71,9 @@ public final class ProcessDiscovery implements ServerDiscovery {
   private final CommandRecognizer recognizer = CommandRecognizer.defaults();
   private final Map<Long, Entry> cache = new HashMap<>();
   private String lastProcProblem;
+  private String lastPassFailure;
+  /** Whether the pod lookup was used (and refreshed) in the current pass. */
+  private boolean podsConsulted;
 
   /**
    * Discovery as configured.
@@ -143,8 +146,12 @@ public final class ProcessDiscovery implements ServerDiscovery {
     try {
       return pass();
     } catch (RuntimeException e) {
-      // Bad /proc content must never take the receiver down.
-      logger.log(java.util.logging.Level.WARNING, "discovery pass failed", e);
+      // Bad /proc content must never take the receiver down. Logged once per distinct failure.
+      String msg = "discovery pass failed: " + e;
+      if (!msg.equals(lastPassFailure)) {
+        logger.log(java.util.logging.Level.WARNING, msg, e);
+        lastPassFailure = msg;
+      }
       return new DiscoveryResult(List.of(), List.of(), List.of("discovery pass failed: " + e));
     }
   }
@@ -195,11 +202,15 @@ public final class ProcessDiscovery implements ServerDiscovery {
 
     Pass pass = new Pass();
     Map<Long, Group> groups = new LinkedHashMap<>();
+    int invisibleGpuProcesses = 0;
     for (long pid : candidates) {
       View v = pass.view(pid);
       Set<Integer> gpus = gpusByPid.getOrDefault(pid, Set.of());
       if (v == null) {
-        continue; // exited since it was listed
+        if (!gpus.isEmpty()) {
+          invisibleGpuProcesses++;
+        }
+        continue; // exited since it was listed, or in a PID namespace we can't see
       }
       if (v.stat.zombie()) {
         continue;
@@ -217,7 +228,8 @@ public final class ProcessDiscovery implements ServerDiscovery {
       if (root != v) {
         // Recognized processes between the member and its root (an engine core between a worker
         // and the API server) belong to the server too.
-        for (View a = pass.parent(v); a != null && a != root; a = pass.parent(a)) {
+        int depth = 0;
+        for (View a = pass.parent(v); a != null && a != root && depth++ < MAX_ANCESTRY; a = pass.parent(a)) {
           if (a.entry.rule != null) {
             g.add(a, gpusByPid.getOrDefault(a.stat.pid(), Set.of()));
           }
@@ -226,10 +238,14 @@ public final class ProcessDiscovery implements ServerDiscovery {
       }
     }
     cache.keySet().retainAll(pass.views.keySet());
-
-    if (pods != null) {
-      pods.refreshIfDue();
+    if (invisibleGpuProcesses > 0 && invisibleGpuProcesses == gpusByPid.size()) {
+      // NVML reports host PIDs; none resolving means we look at another PID namespace's /proc.
+      notes.add("none of the " + invisibleGpuProcesses + " GPU processes NVML reports is visible under "
+          + proc.root() + ": run the agent in the host PID namespace (hostPID: true) or mount the host's /proc"
+          + " and set inference.discovery.procRoot");
     }
+
+    podsConsulted = false;
     Map<String, DiscoveredServer> servers = new TreeMap<>();
     for (Group g : groups.values()) {
       DiscoveredServer s = toServer(g, skipped);
@@ -244,7 +260,7 @@ public final class ProcessDiscovery implements ServerDiscovery {
     }
     if (kubernetesProblem != null) {
       notes.add("Kubernetes pod lookups are off: " + kubernetesProblem);
-    } else if (pods != null && pods.problem() != null) {
+    } else if (podsConsulted && pods.problem() != null) {
       notes.add("Kubernetes: " + pods.problem());
     }
     skipped.sort(java.util.Comparator.comparingLong(SkippedProcess::pid));
@@ -280,28 +296,37 @@ public final class ProcessDiscovery implements ServerDiscovery {
     String containerId = ids.containerId();
     if (ids != CgroupIds.NONE) {
       String where = containerId != null ? "container " + CgroupIds.shortId(containerId) : "pod " + ids.podUid();
+      PodLookup podLookup = pods();
       String ownNs = proc.netNamespace("self");
       String theirNs = proc.netNamespace(Long.toString(pid));
       if (ownNs != null && ownNs.equals(theirNs)) {
         how.append("; in ").append(where).append(", same network namespace as the agent");
-        PodInfo pod = pods == null ? null : pods.find(containerId, ids.podUid());
+        PodInfo pod = podLookup == null ? null : podLookup.find(containerId, ids.podUid());
         if (pod != null) {
           name = pod.qualifiedName() + ":" + ep.port();
         }
       } else {
         String reason = null;
         PodInfo pod = null;
-        if (pods == null) {
+        if (podLookup == null) {
           reason = where + " has no known pod IP: Kubernetes lookups are off"
               + (kubernetesProblem != null ? " (" + kubernetesProblem + ")" : " (kubernetes.enabled)");
         } else {
-          pod = pods.find(containerId, ids.podUid());
+          pod = podLookup.find(containerId, ids.podUid());
           if (pod == null) {
             reason = where + " has no known pod IP: "
-                + (pods.problem() != null ? pods.problem() : "no pod from " + pods.source() + " runs it");
+                + (podLookup.problem() != null ? podLookup.problem() : "no pod from " + podLookup.source() + " runs it");
           } else if (pod.hostNetwork()) {
-            how.append("; in pod ").append(pod.qualifiedName()).append(" (host network)");
+            // The pod IP of a host-network pod is the node's IP: reachable from the agent's own
+            // network namespace, unless the server binds loopback only.
             name = pod.qualifiedName() + ":" + ep.port();
+            if (pod.podIp() != null && !CommandRecognizer.isLoopback(ep.bindHost())) {
+              host = pod.podIp();
+              how.append("; in pod ").append(pod.qualifiedName()).append(" (host network), node IP ").append(host);
+            } else {
+              how.append("; in pod ").append(pod.qualifiedName())
+                  .append(" (host network, loopback: reachable when the agent uses the host network too)");
+            }
           } else if (pod.podIp() == null) {
             reason = where + " is in pod " + pod.qualifiedName() + ", which has no IP yet";
           } else if (CommandRecognizer.isLoopback(ep.bindHost())) {
@@ -327,6 +352,18 @@ public final class ProcessDiscovery implements ServerDiscovery {
     return new DiscoveredServer(
         name, engine, URI.create(ep.url(host)), List.copyOf(gpus), List.copyOf(new TreeSet<>(g.members.keySet())),
         display(owner), how.toString(), containerId);
+  }
+
+  /**
+   * The pod lookup, brought up to date on its first use in a pass: a host without containerized
+   * servers never lists pods. Null when Kubernetes lookups are off.
+   */
+  private PodLookup pods() {
+    if (pods != null && !podsConsulted) {
+      pods.refreshIfDue();
+      podsConsulted = true;
+    }
+    return pods;
   }
 
   private static String unrecognizedReason(View v, Set<Integer> gpus) {

@@ -32,7 +32,12 @@ public enum Concept {
   /** End-to-end request latency (histogram, seconds). */
   E2E(Kind.HISTOGRAM),
   /** Time waiting before scheduling (histogram, seconds). */
-  QUEUE(Kind.HISTOGRAM);
+  QUEUE(Kind.HISTOGRAM),
+  /**
+   * Time of one prefill forward pass (histogram, seconds, per batch): TGI only, for the
+   * approximate TTFT of an engine that has no TTFT histogram.
+   */
+  PREFILL_BATCH(Kind.HISTOGRAM);
 
   /** How a concept's samples are read. */
   public enum Kind {

@@ -26,8 +26,30 @@ public final class EngineMapper {
 
   private static final double[] NO_DOUBLES = new double[0];
 
-  /** Per profile: canonical sample name → the sources that read it and the sample's role. */
+  /** Per profile: canonical sample name → the sources that read it. */
   private final Map<Engine, Map<String, List<Slot>>> slotsByEngine = new EnumMap<>(Engine.class);
+
+  /**
+   * Per profile: the canonical names of the typed families that can hold a source's samples
+   * (with and without {@code _total}, histograms by base name), so that the other families of
+   * the engine (token-count histograms, {@code _created} gauges, ...) are skipped whole.
+   */
+  private final Map<Engine, java.util.Set<String>> familiesByEngine = new EnumMap<>(Engine.class);
+
+  /** Per profile: wire prefixes and the canonical prefix each maps to, as arrays for speed. */
+  private static final Map<Engine, String[][]> PREFIXES = new EnumMap<>(Engine.class);
+
+  static {
+    for (EngineProfile p : EngineProfiles.ALL) {
+      String[] wire = p.prefixAliases().keySet().toArray(new String[0]);
+      java.util.Arrays.sort(wire);
+      String[] canonical = new String[wire.length];
+      for (int i = 0; i < wire.length; i++) {
+        canonical[i] = p.prefixAliases().get(wire[i]);
+      }
+      PREFIXES.put(p.engine(), new String[][] {wire, canonical});
+    }
+  }
 
   public EngineMapper() {
     for (EngineProfile p : EngineProfiles.ALL) {
@@ -47,18 +69,39 @@ public final class EngineMapper {
         }
       }
       slotsByEngine.put(p.engine(), slots);
+      java.util.Set<String> families = new java.util.HashSet<>();
+      for (String name : slots.keySet()) {
+        families.add(name);
+        for (String suffix : new String[] {"_total", "_bucket", "_sum", "_count"}) {
+          if (name.endsWith(suffix)) {
+            families.add(name.substring(0, name.length() - suffix.length()));
+          }
+        }
+      }
+      familiesByEngine.put(p.engine(), families);
     }
+  }
+
+  /** The index of the engine's wire prefix that starts {@code name}, or −1. */
+  private static int prefixIndex(String[] wire, String name) {
+    for (int i = 0; i < wire.length; i++) {
+      if (name.startsWith(wire[i])) {
+        return i;
+      }
+    }
+    return -1;
   }
 
   /** The engine whose metric names the exposition carries. */
   public static Engine recognize(Exposition exposition) {
     for (EngineProfile p : EngineProfiles.ALL) {
+      String[] wire = PREFIXES.get(p.engine())[0];
       for (MetricFamily f : exposition.families()) {
-        if (p.canonicalName(f.name()) != null) {
+        if (prefixIndex(wire, f.name()) >= 0) {
           return p.engine();
         }
         // A family's samples may carry the prefix when the family name doesn't (untyped).
-        if (!f.samples().isEmpty() && p.canonicalName(f.samples().get(0).name()) != null) {
+        if (!f.samples().isEmpty() && prefixIndex(wire, f.samples().get(0).name()) >= 0) {
           return p.engine();
         }
       }
@@ -74,18 +117,50 @@ public final class EngineMapper {
       return ServerScrape.unknown();
     }
     Map<String, List<Slot>> slots = slotsByEngine.get(engine);
+    String[][] prefixes = PREFIXES.get(engine);
+    String[] wire = prefixes[0];
+    String[] canonical = prefixes[1];
+    java.util.Set<String> families = familiesByEngine.get(engine);
+    // Two concepts may read one metric (SGLang prompt tokens): sources are keys by value.
     Map<Source, List<Sample>> bySource = new HashMap<>();
     for (MetricFamily f : exposition.families()) {
-      for (Sample s : f.samples()) {
-        String name = profile.canonicalName(s.name());
-        if (name == null) {
+      List<Sample> samples = f.samples();
+      // Skip whole families of other exporters (python_, process_, http_) at once, and typed
+      // families of the engine that no source reads. Untyped families are named after their
+      // first sample, so they are read sample by sample.
+      if (samples.isEmpty()) {
+        continue;
+      }
+      int fi = prefixIndex(wire, f.name());
+      if (fi < 0 && prefixIndex(wire, samples.get(0).name()) < 0) {
+        continue;
+      }
+      if (fi >= 0 && f.type() != dev.gputop.inference.parse.MetricType.UNTYPED) {
+        String family = wire[fi].equals(canonical[fi])
+            ? f.name()
+            : canonical[fi] + f.name().substring(wire[fi].length());
+        if (!families.contains(family)) {
           continue;
+        }
+      }
+      for (int si = 0, sn = samples.size(); si < sn; si++) {
+        Sample s = samples.get(si);
+        String name = s.name();
+        int pi = prefixIndex(wire, name);
+        if (pi < 0) {
+          continue;
+        }
+        if (!wire[pi].equals(canonical[pi])) {
+          name = canonical[pi] + name.substring(wire[pi].length());
         }
         List<Slot> targets = slots.get(name);
         if (targets == null) {
           continue;
         }
         for (Slot t : targets) {
+          if (!t.source.accepts(s.labels())) {
+            continue;
+          }
           bySource.computeIfAbsent(t.source, k -> new ArrayList<>()).add(rename(s, name));
         }
       }
@@ -146,15 +221,24 @@ public final class EngineMapper {
     String bucketName = source.name() + "_bucket";
     String sumName = source.name() + "_sum";
     Map<Labels, Builder> groups = new LinkedHashMap<>();
+    Labels previousBucket = null;
+    Builder previousGroup = null;
     for (Sample s : kept) {
       Labels labels = s.labels();
       if (s.name().equals(bucketName)) {
         String le = labels.get("le");
-        double bound = le == null ? Double.NaN : parseLe(le);
+        double bound = le == null ? Double.NaN : cachedLe(le);
         if (Double.isNaN(bound)) {
           continue; // PromQL skips a bucket whose le does not parse (BadBucketLabel).
         }
-        groups.computeIfAbsent(labels.without("le"), k -> new Builder()).add(bound, s.value());
+        // Buckets of one histogram come one after another: reuse its group without building
+        // the labels-without-le again.
+        Builder group = previousBucket != null && sameExceptLe(previousBucket, labels)
+            ? previousGroup
+            : groups.computeIfAbsent(labels.without("le"), k -> new Builder());
+        group.add(bound, s.value());
+        previousBucket = labels;
+        previousGroup = group;
       } else if (s.name().equals(sumName)) {
         groups.computeIfAbsent(labels, k -> new Builder()).sum = s.value();
       } else {
@@ -223,6 +307,24 @@ public final class EngineMapper {
     return out;
   }
 
+  /** Whether two label sets differ at most in the value of {@code le}. */
+  private static boolean sameExceptLe(Labels a, Labels b) {
+    int n = a.size();
+    if (n != b.size()) {
+      return false;
+    }
+    for (int i = 0; i < n; i++) {
+      String name = a.name(i);
+      if (!name.equals(b.name(i))) {
+        return false;
+      }
+      if (!name.equals("le") && !a.value(i).equals(b.value(i))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   private static long rankValue(String v) {
     if (v == null) {
       return 0;
@@ -243,6 +345,25 @@ public final class EngineMapper {
       }
     }
     return "";
+  }
+
+  /** Parsed {@code le} values: a few dozen distinct strings, parsed on every scrape otherwise. */
+  private static final java.util.concurrent.ConcurrentHashMap<String, Double> LE_CACHE =
+      new java.util.concurrent.ConcurrentHashMap<>();
+
+  private static final int LE_CACHE_MAX = 4096;
+
+  private static double cachedLe(String le) {
+    Double cached = LE_CACHE.get(le);
+    if (cached != null) {
+      return cached;
+    }
+    double v = parseLe(le);
+    if (LE_CACHE.size() >= LE_CACHE_MAX) {
+      LE_CACHE.clear(); // a server inventing bounds costs time, never memory
+    }
+    LE_CACHE.put(le, v);
+    return v;
   }
 
   /**

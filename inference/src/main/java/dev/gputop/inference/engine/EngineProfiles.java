@@ -123,7 +123,11 @@ public final class EngineProfiles {
                   Concept.GENERATION_TOKENS, List.of(sample("tgi_request_generated_tokens_sum"))),
               Map.entry(Concept.ITL, List.of(histogram("tgi_request_mean_time_per_token_duration"))),
               Map.entry(Concept.E2E, List.of(histogram("tgi_request_duration"))),
-              Map.entry(Concept.QUEUE, List.of(histogram("tgi_request_queue_duration")))));
+              Map.entry(Concept.QUEUE, List.of(histogram("tgi_request_queue_duration"))),
+              // Only for the approximate TTFT (queue + prefill), shown under its own name.
+              Map.entry(
+                  Concept.PREFILL_BATCH,
+                  List.of(histogram("tgi_batch_inference_duration").where("method", "prefill")))));
 
   /**
    * llama.cpp {@code llama-server --metrics}: no labels, no latency histograms, no request

@@ -15,4 +15,22 @@ public record SeriesKey(String source, Labels labels) {
     Objects.requireNonNull(source, "source");
     Objects.requireNonNull(labels, "labels");
   }
+
+  // Written out: series keys are hashed for every series of every scrape.
+  @Override
+  public int hashCode() {
+    return 31 * source.hashCode() + labels.hashCode();
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    if (this == o) {
+      return true;
+    }
+    if (!(o instanceof SeriesKey)) {
+      return false;
+    }
+    SeriesKey k = (SeriesKey) o;
+    return labels.equals(k.labels) && source.equals(k.source);
+  }
 }

@@ -20,8 +20,10 @@ import java.util.Objects;
  *
  * @param name the base name, with the engine's canonical prefix (e.g. {@code vllm:})
  * @param form how the samples are named
+ * @param labelName a label the samples must carry, or null for all samples
+ * @param labelValue the value {@code labelName} must have
  */
-public record Source(String name, Form form) {
+public record Source(String name, Form form, String labelName, String labelValue) {
 
   /** How a source's samples are named on the wire. */
   public enum Form {
@@ -34,6 +36,42 @@ public record Source(String name, Form form) {
   public Source {
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(form, "form");
+    if ((labelName == null) != (labelValue == null)) {
+      throw new IllegalArgumentException("label name and value go together");
+    }
+  }
+
+  public Source(String name, Form form) {
+    this(name, form, null, null);
+  }
+
+  /** This source restricted to the samples whose label {@code label} is {@code value}. */
+  public Source where(String label, String value) {
+    return new Source(name, form, Objects.requireNonNull(label), Objects.requireNonNull(value));
+  }
+
+  /** Whether a sample with these labels belongs to this source. */
+  boolean accepts(dev.gputop.inference.parse.Labels labels) {
+    return labelName == null || labelValue.equals(labels.get(labelName));
+  }
+
+  // Written out: sources are map keys on every scrape.
+  @Override
+  public int hashCode() {
+    return 31 * name.hashCode() + form.ordinal() + (labelName == null ? 0 : 7 * labelValue.hashCode());
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    if (this == o) {
+      return true;
+    }
+    if (!(o instanceof Source)) {
+      return false;
+    }
+    Source s = (Source) o;
+    return form == s.form && name.equals(s.name) && Objects.equals(labelName, s.labelName)
+        && Objects.equals(labelValue, s.labelValue);
   }
 
   public static Source gauge(String name) {

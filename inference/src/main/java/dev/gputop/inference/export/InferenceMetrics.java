@@ -66,6 +66,9 @@ public final class InferenceMetrics implements AutoCloseable {
     doubleGauge(meter, "gputop.inference.preemption.rate", "{request}/s",
         "Preemptions per second over the window.", ServerStats::preemptionsPerSecond);
     latency(meter, "ttft", "Time to first token", ServerStats::ttft);
+    doubleGauge(meter, "gputop.inference.ttft_approx.mean", "s",
+        "Approximate mean time to first token (mean queue time + mean prefill batch time) for "
+            + "engines without a TTFT histogram (TGI).", ServerStats::ttftApproxMean);
     latency(meter, "itl", "Inter-token latency", ServerStats::itl);
     latency(meter, "e2e", "End-to-end request latency", ServerStats::e2e);
     latency(meter, "queue", "Time waiting before scheduling", ServerStats::queue);

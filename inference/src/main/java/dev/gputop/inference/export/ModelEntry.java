@@ -22,4 +22,5 @@ public record ModelEntry(
     LatencyStats ttft,
     LatencyStats itl,
     LatencyStats e2e,
-    LatencyStats queue) {}
+    LatencyStats queue,
+    Double ttftApproxMean) {}

@@ -27,6 +27,8 @@ import java.util.List;
  * @param itl inter-token latency
  * @param e2e end-to-end latency
  * @param queue queue time
+ * @param ttftApproxMean TGI only: mean queue time + mean prefill batch time, an approximation of
+ *     the mean TTFT for an engine without a TTFT histogram; null for the others
  * @param models the same statistics per served model when the server serves several, else empty
  */
 public record ServerEntry(
@@ -50,6 +52,7 @@ public record ServerEntry(
     LatencyStats itl,
     LatencyStats e2e,
     LatencyStats queue,
+    Double ttftApproxMean,
     List<ModelEntry> models) {
 
   public ServerEntry {

@@ -1,9 +1,15 @@
 package dev.gputop.inference.parse;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
+import java.util.Locale;
 import java.util.Objects;
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * Parses a Prometheus text format 0.0.4 or OpenMetrics 1.0 exposition into an {@link Exposition}.
@@ -27,7 +33,7 @@ import java.util.Objects;
  * server usually repeats the previous one line for line with new values, so most lines are
  * recognized by one byte comparison against the predicted key, and only the value is parsed: no
  * strings, label sets or family names are built again. The cache is emptied when it holds more
- * than {@value #DEFAULT_MAX_CACHE_ENTRIES} entries or {@value #DEFAULT_MAX_CACHE_BYTES} bytes of
+ * than 65,536 entries or 16 MiB of
  * keys, so a server that invents new series on every scrape costs time, not memory.
  *
  * <p>Not thread-safe: an instance is used by one thread at a time (one per scraped server, on the
@@ -81,10 +87,12 @@ public final class ExpositionParser {
   private final long maxCacheBytes;
 
   // Cache kept across parses.
-  private Entry[] table = new Entry[256];
+  private static final int INITIAL_TABLE_SIZE = 256;
+  private Entry[] table = new Entry[INITIAL_TABLE_SIZE];
   private int cacheSize;
   private long cacheBytes;
-  private final HashMap<String, String> strings = new HashMap<>();
+  private final long hashSeed = ThreadLocalRandom.current().nextLong();
+  private final StringTable strings = new StringTable(hashSeed);
   /** Sentinel whose {@code next} is the first entry of the previous parse. */
   private final Entry head = new Entry(new byte[0], 0, KIND_COMMENT, null, null, null, null);
 
@@ -136,6 +144,9 @@ public final class ExpositionParser {
    */
   public Exposition parse(byte[] body, int offset, int length) throws ExpositionFormatException {
     Objects.checkFromIndexSize(offset, length, body.length);
+    if (stringsFull()) {
+      clearCache();
+    }
     try {
       return parseRange(body, offset, offset + length, endsWithEof(body, offset, offset + length));
     } catch (RuntimeException e) {
@@ -227,7 +238,7 @@ public final class ExpositionParser {
       next = q < end ? q + 1 : q;
       contentEnd = q > s && b[q - 1] == '\r' ? q - 1 : q;
       checkLineLength(lineStart, contentEnd);
-      int hash = hash(b, s, contentEnd);
+      int hash = hash(b, s, contentEnd, hashSeed);
       e = lookup(s, contentEnd, hash);
       if (e == null) {
         e = parseComment(s, contentEnd, hash);
@@ -301,15 +312,14 @@ public final class ExpositionParser {
     if (!isMetricName(nameStart, nameEnd)) {
       throw error("invalid metric name " + quote(nameStart, nameEnd) + " in " + keyword + " line");
     }
-    String name = intern(new String(b, nameStart, nameEnd - nameStart, StandardCharsets.ISO_8859_1));
+    String name = strings.get(b, nameStart, nameEnd);
     int rest = skipBlanks(nameEnd, e);
     switch (kind) {
       case KIND_HELP:
-        return newEntry(s, e, hash, KIND_HELP, name, null, unescapeHelp(rest, e), null);
+        return newEntry(s, e, hash, KIND_HELP, name, null, strings.get(b, rest, e), null);
       case KIND_UNIT:
-        int unitEnd = trimEnd(rest, e);
-        String unit = new String(b, rest, unitEnd - rest, StandardCharsets.UTF_8);
-        return newEntry(s, e, hash, KIND_UNIT, name, null, intern(unit), null);
+        String unit = strings.get(b, rest, trimEnd(rest, e));
+        return newEntry(s, e, hash, KIND_UNIT, name, null, unit, null);
       default:
         int typeEnd = trimEnd(rest, e);
         if (rest == typeEnd) {
@@ -351,38 +361,8 @@ public final class ExpositionParser {
       case UNTYPED:
         return "untyped";
       default:
-        return type.name().toLowerCase(java.util.Locale.ROOT);
+        return type.name().toLowerCase(Locale.ROOT);
     }
-  }
-
-  /** HELP text: {@code \\} is a backslash, {@code \n} a newline, {@code \"} a quote. */
-  private String unescapeHelp(int s, int e) {
-    int i = s;
-    while (i < e && b[i] != '\\') {
-      i++;
-    }
-    if (i == e) {
-      return intern(new String(b, s, e - s, StandardCharsets.UTF_8));
-    }
-    byte[] out = new byte[e - s];
-    int n = 0;
-    for (i = s; i < e; i++) {
-      byte c = b[i];
-      if (c == '\\' && i + 1 < e) {
-        byte d = b[i + 1];
-        if (d == '\\' || d == '"') {
-          out[n++] = d;
-          i++;
-          continue;
-        } else if (d == 'n') {
-          out[n++] = '\n';
-          i++;
-          continue;
-        }
-      }
-      out[n++] = c;
-    }
-    return intern(new String(out, 0, n, StandardCharsets.UTF_8));
   }
 
   // ---------------------------------------------------------------- sample lines
@@ -400,7 +380,7 @@ public final class ExpositionParser {
     if (keyEnd < 0) {
       keyEnd = scanKey(s);
       checkLineLength(lineStart, keyEnd);
-      int hash = hash(b, s, keyEnd);
+      int hash = hash(b, s, keyEnd, hashSeed);
       e = lookup(s, keyEnd, hash);
       if (e == null) {
         e = parseSeries(s, keyEnd, hash);
@@ -519,7 +499,7 @@ public final class ExpositionParser {
     while (i < e && (CHAR_CLASS[b[i] & 0xff] & 2) != 0) {
       i++;
     }
-    String name = intern(new String(b, s, i - s, StandardCharsets.ISO_8859_1));
+    String name = strings.get(b, s, i);
     i = skipBlanks(i, e);
     if (i == e) {
       return newEntry(s, e, hash, KIND_SERIES, name, Labels.EMPTY, null, null);
@@ -541,7 +521,7 @@ public final class ExpositionParser {
       while ((CHAR_CLASS[b[i] & 0xff] & 4) != 0) {
         i++;
       }
-      String labelName = intern(new String(b, nameStart, i - nameStart, StandardCharsets.ISO_8859_1));
+      String labelName = strings.get(b, nameStart, i);
       i = skipBlanks(i, e);
       if (b[i] != '=') {
         if ((CHAR_CLASS[b[i] & 0xff] & 2) != 0 || b[i] < 0) {
@@ -554,15 +534,10 @@ public final class ExpositionParser {
         throw error("expected '\"' to open the value of label '" + labelName + "' on '" + name + "'");
       }
       int valueStart = ++i;
-      boolean escaped = false;
       while (b[i] != '"') {
-        if (b[i] == '\\') {
-          escaped = true;
-          i++;
-        }
-        i++;
+        i += b[i] == '\\' ? 2 : 1;
       }
-      String labelValue = labelValue(valueStart, i, escaped);
+      String labelValue = strings.get(b, valueStart, i);
       i++;
       if (n == limits.maxLabels()) {
         throw error("more than " + limits.maxLabels() + " labels on '" + name + "' (limit maxLabels)");
@@ -573,8 +548,8 @@ public final class ExpositionParser {
         }
       }
       if (n == names.length) {
-        names = java.util.Arrays.copyOf(names, n * 2);
-        values = java.util.Arrays.copyOf(values, n * 2);
+        names = Arrays.copyOf(names, n * 2);
+        values = Arrays.copyOf(values, n * 2);
       }
       names[n] = labelName;
       values[n++] = labelValue;
@@ -588,37 +563,10 @@ public final class ExpositionParser {
     Labels labels =
         n == 0
             ? Labels.EMPTY
-            : Labels.fromArrays(java.util.Arrays.copyOf(names, n), java.util.Arrays.copyOf(values, n));
+            : Labels.fromArrays(Arrays.copyOf(names, n), Arrays.copyOf(values, n));
     Entry entry = newEntry(s, e, hash, KIND_SERIES, name, labels, null, null);
     entry.hasLabels = true;
     return entry;
-  }
-
-  /** A label value: {@code \\} is a backslash, {@code \"} a quote, {@code \n} a newline. */
-  private String labelValue(int s, int e, boolean escaped) {
-    if (!escaped) {
-      return intern(new String(b, s, e - s, StandardCharsets.UTF_8));
-    }
-    byte[] out = new byte[e - s];
-    int n = 0;
-    for (int i = s; i < e; i++) {
-      byte c = b[i];
-      if (c == '\\') {
-        byte d = b[++i];
-        if (d == 'n') {
-          out[n++] = '\n';
-        } else if (d == '\\' || d == '"') {
-          out[n++] = d;
-        } else {
-          // Prometheus keeps an unknown escape as written.
-          out[n++] = '\\';
-          out[n++] = d;
-        }
-      } else {
-        out[n++] = c;
-      }
-    }
-    return intern(new String(out, 0, n, StandardCharsets.UTF_8));
   }
 
   private long timestamp(int s, int e) throws ExpositionFormatException {
@@ -856,7 +804,7 @@ public final class ExpositionParser {
 
   private boolean matches(byte[] key, int s) {
     int n = key.length;
-    return n <= end - s && java.util.Arrays.equals(key, 0, n, b, s, s + n);
+    return n <= end - s && Arrays.equals(key, 0, n, b, s, s + n);
   }
 
   /** Records that {@code e} came after the previous line, for the next parse's prediction. */
@@ -870,7 +818,7 @@ public final class ExpositionParser {
   private Entry lookup(int s, int e, int hash) {
     int n = e - s;
     for (Entry x = table[hash & (table.length - 1)]; x != null; x = x.chain) {
-      if (x.hash == hash && x.key.length == n && java.util.Arrays.equals(x.key, 0, n, b, s, e)) {
+      if (x.hash == hash && x.key.length == n && Arrays.equals(x.key, 0, n, b, s, e)) {
         return x;
       }
     }
@@ -879,12 +827,11 @@ public final class ExpositionParser {
 
   private Entry newEntry(
       int s, int e, int hash, byte kind, String name, Labels labels, String text, MetricType type) {
-    return new Entry(java.util.Arrays.copyOfRange(b, s, e), hash, kind, name, labels, text, type);
+    return new Entry(Arrays.copyOfRange(b, s, e), hash, kind, name, labels, text, type);
   }
 
   private void insert(Entry e) {
-    if (cacheSize >= maxCacheEntries || cacheBytes + e.key.length > maxCacheBytes
-        || strings.size() >= 4 * maxCacheEntries) {
+    if (cacheSize >= maxCacheEntries || cacheBytes + e.key.length > maxCacheBytes || stringsFull()) {
       clearCache();
     }
     if (cacheSize >= table.length * 3 / 4) {
@@ -912,8 +859,17 @@ public final class ExpositionParser {
     table = t;
   }
 
+  /**
+   * Strings are interned before their line is known to be valid, so a server whose scrapes keep
+   * failing could fill the string table without adding entries: it has its own bounds.
+   */
+  private boolean stringsFull() {
+    return strings.size() >= 4 * maxCacheEntries || strings.bytes() > maxCacheBytes;
+  }
+
   private void clearCache() {
-    java.util.Arrays.fill(table, null);
+    // Back to the initial size: a burst of series should not pin a large table for good.
+    table = new Entry[INITIAL_TABLE_SIZE];
     cacheSize = 0;
     cacheBytes = 0;
     strings.clear();
@@ -922,24 +878,27 @@ public final class ExpositionParser {
     prev = head;
   }
 
-  private String intern(String s) {
-    String old = strings.putIfAbsent(s, s);
-    return old != null ? old : s;
-  }
-
   /** Number of cached entries, for tests. */
   int cacheSize() {
     return cacheSize;
   }
 
+  /** Number of interned strings, for tests. */
+  int stringCount() {
+    return strings.size();
+  }
+
   // ---------------------------------------------------------------- helpers
 
-  private static final java.lang.invoke.VarHandle LONGS =
-      java.lang.invoke.MethodHandles.byteArrayViewVarHandle(
-          long[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
+  private static final VarHandle LONGS =
+      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
-  static int hash(byte[] b, int s, int e) {
-    long h = e - s;
+  /**
+   * A hash of {@code b[s, e)}, eight bytes per step. The seed is random per parser, so a hostile
+   * server cannot precompute keys that collide into one long chain.
+   */
+  static int hash(byte[] b, int s, int e, long seed) {
+    long h = seed ^ (e - s);
     int i = s;
     for (; i + 8 <= e; i += 8) {
       h = (h ^ (long) LONGS.get(b, i)) * 0x9E3779B97F4A7C15L;

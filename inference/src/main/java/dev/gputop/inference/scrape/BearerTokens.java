@@ -26,7 +26,8 @@ final class BearerTokens {
     String token;
     try {
       if (Files.size(path) > MAX_TOKEN_FILE) {
-        throw failure("bearer token file " + file + " is larger than " + Formats.size(MAX_TOKEN_FILE));
+        throw failure(
+            "bearer token file " + file + " is larger than " + Formats.size(MAX_TOKEN_FILE));
       }
       token = Files.readString(path, StandardCharsets.UTF_8).strip();
     } catch (NoSuchFileException e) {

@@ -19,7 +19,8 @@ import java.util.concurrent.Flow;
  * <p>The HTTP client calls {@code on*} serially; {@link #cancel()} may be called from any thread
  * (the deadline timer), and {@link #received()} read from any thread.
  */
-final class BoundedBodySubscriber implements HttpResponse.BodySubscriber<BoundedBodySubscriber.Body> {
+final class BoundedBodySubscriber
+    implements HttpResponse.BodySubscriber<BoundedBodySubscriber.Body> {
 
   /** A collected body: the first {@code length} bytes of {@code bytes} are valid. */
   record Body(byte[] bytes, int length) {}
@@ -120,6 +121,11 @@ final class BoundedBodySubscriber implements HttpResponse.BodySubscriber<Bounded
 
   @Override
   public void onComplete() {
+    // A body without Content-Length grew by doubling: give back a large unused tail, since the
+    // result may be kept for a while.
+    if (buffer.length - length > Math.max(length / 4, 64 << 10)) {
+      buffer = Arrays.copyOf(buffer, length);
+    }
     result.complete(new Body(buffer, length));
   }
 

@@ -28,7 +28,8 @@ final class GzipDecoder {
     int max = (int) Math.min(limit, Integer.MAX_VALUE - 16);
     byte[] out = new byte[(int) Math.min(Math.max(4L * inLength, 4096), max)];
     int length = 0;
-    try (GZIPInputStream gz = new GZIPInputStream(new ByteArrayInputStream(in, 0, inLength), 8192)) {
+    try (GZIPInputStream gz =
+        new GZIPInputStream(new ByteArrayInputStream(in, 0, inLength), 8192)) {
       while (true) {
         if (length == out.length) {
           if (length >= max) {

@@ -44,7 +44,8 @@ final class HttpClients {
 
   /** The client for {@code tls}. */
   HttpClient get(TlsConfig tls) throws ScrapeFailure {
-    Key key = new Key(tls, modified(tls.caFile()), modified(tls.certFile()), modified(tls.keyFile()));
+    Key key = new Key(
+        tls, modified(tls.caFile()), modified(tls.certFile()), modified(tls.keyFile()));
     synchronized (clients) {
       HttpClient client = clients.get(key);
       if (client != null) {

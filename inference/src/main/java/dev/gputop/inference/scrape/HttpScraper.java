@@ -61,9 +61,10 @@ import java.util.logging.Logger;
  * concurrency bound. Usage:
  *
  * <pre>{@code
- * try (HttpScraper scraper = new HttpScraper(ScrapeConfig.defaults(), Clock.system(), openTelemetry)) {
- *   List<ScrapeResult> results =
- *       scraper.scrapeAll(List.of(ScrapeTarget.of("vllm", URI.create("http://127.0.0.1:8000/metrics"))));
+ * try (HttpScraper scraper =
+ *     new HttpScraper(ScrapeConfig.defaults(), Clock.system(), openTelemetry)) {
+ *   ScrapeTarget vllm = ScrapeTarget.of("vllm", URI.create("http://127.0.0.1:8000/metrics"));
+ *   List<ScrapeResult> results = scraper.scrapeAll(List.of(vllm));
  * }
  * }</pre>
  */
@@ -90,6 +91,7 @@ public final class HttpScraper implements Scraper {
   private final Set<ScrapeCall> running = ConcurrentHashMap.newKeySet();
   private final Set<String> insecureWarned = ConcurrentHashMap.newKeySet();
   private final FailureLog failureLog = new FailureLog(logger);
+  private final ProtocolBackoff backoff = new ProtocolBackoff();
   private final AtomicBoolean closed = new AtomicBoolean();
 
   /**
@@ -108,7 +110,10 @@ public final class HttpScraper implements Scraper {
         new SynchronousQueue<>(), daemonThreads("gputop-scrape-http-"));
     this.timer = new ScheduledThreadPoolExecutor(1, daemonThreads("gputop-scrape-deadline-"));
     this.timer.setRemoveOnCancelPolicy(true);
-    this.clients = new HttpClients(config.timeout(), httpExecutor);
+    // Connecting gets three quarters of the budget: enough for any reachable server, and a
+    // connect that can't complete (a firewall dropping packets) is then reported as such rather
+    // than as a server that did not answer.
+    this.clients = new HttpClients(connectTimeout(config.timeout()), httpExecutor);
     this.slots = new Semaphore(config.concurrency());
     // The default client is what nearly every target uses. Building it initializes JSSE and the
     // HTTP client, which on a cold JVM takes a good part of a second: do it now rather than
@@ -171,6 +176,11 @@ public final class HttpScraper implements Scraper {
         call.abort("interrupted");
         continue;
       }
+      ProtocolBackoff.Skip skip = backoff.check(target, clock.nanoTime());
+      if (skip != null) {
+        call.abort(skip.outcome(), skip.message());
+        continue;
+      }
       long wait = deadline - System.nanoTime();
       boolean acquired;
       try {
@@ -195,6 +205,7 @@ public final class HttpScraper implements Scraper {
       call.completion().whenComplete((completed, error) -> {
         running.remove(call);
         slots.release();
+        backoff.record(target, completed, clock.nanoTime());
       });
       warnIfInsecure(target);
       span.set(telemetry.startScrape(cycle, target));
@@ -243,6 +254,10 @@ public final class HttpScraper implements Scraper {
     clients.clear();
     // The HTTP executor is not shut down: a client still finishing a cancelled exchange would
     // have its last tasks rejected. Its idle threads end after 10s.
+  }
+
+  static Duration connectTimeout(Duration timeout) {
+    return Duration.ofNanos(Math.max(timeout.toNanos() / 4 * 3, 1));
   }
 
   /** How many HTTP clients are cached (one per distinct TLS setting), for tests. */

@@ -6,6 +6,7 @@ import dev.gputop.inference.scrape.ScrapeResult.Outcome;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.NoRouteToHostException;
+import java.net.ProtocolException;
 import java.net.URI;
 import java.net.UnknownHostException;
 import java.net.http.HttpClient;
@@ -55,8 +56,13 @@ final class ScrapeCall {
 
   static final int SNIPPET_CHARS = 200;
 
-  /** A finished call: the result plus what only the telemetry needs. */
-  record Completed(ScrapeResult result, int statusCode, long transferredBytes) {}
+  /**
+   * A finished call: the result plus what only the telemetry and the backoff need.
+   *
+   * @param protocolViolation the response was not valid HTTP
+   */
+  record Completed(
+      ScrapeResult result, int statusCode, long transferredBytes, boolean protocolViolation) {}
 
   private final ScrapeTarget target;
   private final ScrapeConfig config;
@@ -73,6 +79,7 @@ final class ScrapeCall {
   private volatile Future<?> deadlineTask;
   private volatile URI currentUri;
   private volatile int statusCode;
+  private volatile boolean protocolViolation;
 
   /**
    * @param deadlineNanos when the call must be finished, on the {@link System#nanoTime()} scale
@@ -163,7 +170,8 @@ final class ScrapeCall {
     try {
       future = client.sendAsync(request, this::bodySubscriber);
     } catch (RuntimeException e) {
-      fail(new ScrapeFailure(Outcome.IO_ERROR, "cannot send the request: " + e.getMessage()));
+      fail(new ScrapeFailure(Outcome.IO_ERROR,
+          "cannot send the request: " + e.getClass().getSimpleName()));
       return;
     }
     inFlight = future;
@@ -180,7 +188,8 @@ final class ScrapeCall {
     try {
       builder = HttpRequest.newBuilder(uri).GET().timeout(timeout);
     } catch (IllegalArgumentException e) {
-      throw new ScrapeFailure(Outcome.IO_ERROR, "invalid URL: " + e.getMessage());
+      // Not the JDK's message: it quotes the URL, whose query may hold a secret.
+      throw new ScrapeFailure(Outcome.IO_ERROR, "the HTTP client rejects this URL");
     }
     builder.header("Accept", ACCEPT);
     builder.header("Accept-Encoding", "gzip");
@@ -326,6 +335,7 @@ final class ScrapeCall {
   }
 
   private void fail(ScrapeFailure f) {
+    protocolViolation = f.protocolViolation();
     finish(f.outcome(), null, null, f.getMessage());
   }
 
@@ -341,7 +351,7 @@ final class ScrapeCall {
         body == null ? null : body.bytes(), body == null ? 0 : body.length(), contentType,
         startEpochNanos, duration, error);
     boolean won = completion.complete(
-        new Completed(result, statusCode, s == null ? 0 : s.received()));
+        new Completed(result, statusCode, s == null ? 0 : s.received(), protocolViolation));
     if (won && task != null) {
       task.cancel(false);
     }
@@ -359,11 +369,13 @@ final class ScrapeCall {
     }
     for (Throwable t = error; t != null; t = t.getCause()) {
       if (t instanceof HttpConnectTimeoutException) {
-        return new ScrapeFailure(Outcome.TIMEOUT, "connect to " + host + " timed out after " + Formats.duration(timeout));
+        return new ScrapeFailure(Outcome.TIMEOUT, "connect to " + host + " timed out after "
+            + Formats.duration(HttpScraper.connectTimeout(timeout)));
       }
       if (t instanceof HttpTimeoutException) {
         return new ScrapeFailure(Outcome.TIMEOUT,
-            "timed out after " + Formats.duration(timeout) + " waiting for a response from " + host);
+            "timed out after " + Formats.duration(timeout)
+                + " waiting for a response from " + host);
       }
       if (t instanceof SSLHandshakeException) {
         return new ScrapeFailure(Outcome.TLS_ERROR,
@@ -378,6 +390,10 @@ final class ScrapeCall {
       }
       if (t instanceof NoRouteToHostException) {
         return new ScrapeFailure(Outcome.CONNECT_ERROR, "no route to host " + host);
+      }
+      if (t instanceof ProtocolException) {
+        return new ScrapeFailure(Outcome.IO_ERROR,
+            "invalid HTTP response from " + host + ": " + t.getMessage(), true);
       }
       if (t instanceof ConnectException) {
         String message = t.getMessage();
@@ -394,7 +410,8 @@ final class ScrapeCall {
             || root instanceof java.util.concurrent.ExecutionException)) {
       root = root.getCause();
     }
-    String message = root.getMessage() == null ? root.getClass().getSimpleName() : root.getMessage();
+    String message =
+        root.getMessage() == null ? root.getClass().getSimpleName() : root.getMessage();
     if (root instanceof IOException) {
       String lower = message.toLowerCase(Locale.ROOT);
       if (lower.contains("closed") || lower.contains("eof") || lower.contains("reset")
@@ -417,7 +434,8 @@ final class ScrapeCall {
     if (message == null) {
       return "unknown reason";
     }
-    if (message.contains("PKIX path") || message.contains("unable to find valid certification path")) {
+    if (message.contains("PKIX path")
+        || message.contains("unable to find valid certification path")) {
       return "the server's certificate is not trusted (set tls.caFile to the CA that signed it)";
     }
     if (message.contains("No subject alternative") || message.contains("No name matching")) {
@@ -428,7 +446,8 @@ final class ScrapeCall {
       return "the server rejected the client certificate (" + message
           + "; check tls.certFile and tls.keyFile)";
     }
-    if (message.contains("plaintext connection") || message.contains("Unsupported or unrecognized SSL")) {
+    if (message.contains("plaintext connection")
+        || message.contains("Unsupported or unrecognized SSL")) {
       return "the server does not speak TLS on this port (use http://)";
     }
     return message;

@@ -15,13 +15,27 @@ final class ScrapeFailure extends Exception {
   private static final long serialVersionUID = 1L;
 
   private final Outcome outcome;
+  private final boolean protocolViolation;
 
   ScrapeFailure(Outcome outcome, String message) {
+    this(outcome, message, false);
+  }
+
+  /**
+   * @param protocolViolation the server sent something that is not HTTP; the JDK's client may
+   *     have left the connection open (see {@link ProtocolBackoff})
+   */
+  ScrapeFailure(Outcome outcome, String message, boolean protocolViolation) {
     super(message, null, false, false);
     this.outcome = Objects.requireNonNull(outcome, "outcome");
+    this.protocolViolation = protocolViolation;
   }
 
   Outcome outcome() {
     return outcome;
+  }
+
+  boolean protocolViolation() {
+    return protocolViolation;
   }
 }

@@ -42,7 +42,8 @@ final class TlsContexts {
 
   private static final Pattern PEM_BLOCK = Pattern.compile(
       "-----BEGIN ([A-Z0-9 ]+)-----([A-Za-z0-9+/=\\s]*?)-----END \\1-----");
-  private static final String[] KEY_ALGORITHMS = {"RSA", "EC", "Ed25519", "Ed448", "RSASSA-PSS", "DSA"};
+  private static final String[] KEY_ALGORITHMS =
+      {"RSA", "EC", "Ed25519", "Ed448", "RSASSA-PSS", "DSA"};
   private static final String CLIENT_ALIAS = "client";
 
   private TlsContexts() {}
@@ -80,14 +81,16 @@ final class TlsContexts {
       while (m.find()) {
         if (m.group(1).equals("CERTIFICATE")) {
           byte[] der = Base64.getMimeDecoder().decode(m.group(2));
-          certificates.add((X509Certificate) factory.generateCertificate(new ByteArrayInputStream(der)));
+          certificates.add(
+              (X509Certificate) factory.generateCertificate(new ByteArrayInputStream(der)));
         }
       }
     } catch (CertificateException | IllegalArgumentException e) {
       throw failure(setting + " " + file + " has an invalid certificate: " + e.getMessage());
     }
     if (certificates.isEmpty()) {
-      throw failure(setting + " " + file + " contains no PEM certificate (-----BEGIN CERTIFICATE-----)");
+      throw failure(setting + " " + file
+          + " contains no PEM certificate (-----BEGIN CERTIFICATE-----)");
     }
     return certificates;
   }
@@ -124,7 +127,8 @@ final class TlsContexts {
             + "openssl pkcs8 -topk8 -nocrypt -in " + file + " -out key.pem");
       }
     }
-    throw failure(setting + " " + file + " contains no PEM private key (-----BEGIN PRIVATE KEY-----)");
+    throw failure(setting + " " + file
+        + " contains no PEM private key (-----BEGIN PRIVATE KEY-----)");
   }
 
   private static TrustManager[] trustManagers(List<X509Certificate> cas) throws ScrapeFailure {

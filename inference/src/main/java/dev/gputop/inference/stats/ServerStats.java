@@ -16,6 +16,8 @@ package dev.gputop.inference.stats;
  * @param itl inter-token latency
  * @param e2e end-to-end latency
  * @param queue queue time
+ * @param ttftApproxMean for an engine without a TTFT histogram (TGI): mean queue time plus mean
+ *     prefill batch time over the window, an approximation of the mean TTFT; else null
  */
 public record ServerStats(
     Integer running,
@@ -29,9 +31,10 @@ public record ServerStats(
     LatencyStats ttft,
     LatencyStats itl,
     LatencyStats e2e,
-    LatencyStats queue) {
+    LatencyStats queue,
+    Double ttftApproxMean) {
 
   /** Nothing known. */
   public static final ServerStats EMPTY =
-      new ServerStats(null, null, null, null, null, null, null, null, null, null, null, null);
+      new ServerStats(null, null, null, null, null, null, null, null, null, null, null, null, null);
 }

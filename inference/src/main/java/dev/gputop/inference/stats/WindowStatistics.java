@@ -23,8 +23,9 @@ import java.util.Set;
  *       HistogramQuantile});
  *   <li>means, counts and the prefix hit ratio from raw increases (newest − oldest with
  *       counter-reset correction), so a count is a count of requests;
- *   <li>rates and latencies need two scrapes; latencies with no request in the window have a
- *       count of 0 and null values.
+ *   <li>rates and latencies need two scrapes: until then rates are null and a latency the
+ *       server exports has every field null; with no request in the window a latency has a
+ *       count of 0 and null values; a latency the server does not export is null.
  * </ul>
  *
  * <p>Stateless and thread-safe.
@@ -51,13 +52,17 @@ public final class WindowStatistics {
     Double kv = gaugeMax(newest, Concept.KV_CACHE, model);
     Double hitGauge = hitRateGauge(newest, model);
     if (entries.size() < 2) {
-      return new ServerStats(running, waiting, kv, hitGauge, null, null, null, null, null, null, null, null);
+      return new ServerStats(running, waiting, kv, hitGauge, null, null, null, null,
+          notYet(newest, Concept.TTFT, model), notYet(newest, Concept.ITL, model),
+          notYet(newest, Concept.E2E, model), notYet(newest, Concept.QUEUE, model), null);
     }
     Range r = new Range(entries, window.rangeStartNanos());
     Double prefix = prefixHitRatio(r, model);
     if (prefix == null && newest.get(Concept.PREFIX_HITS) == null) {
       prefix = hitGauge;
     }
+    LatencyStats ttft = latency(r, Concept.TTFT, model);
+    LatencyStats queue = latency(r, Concept.QUEUE, model);
     return new ServerStats(
         running,
         waiting,
@@ -67,10 +72,26 @@ public final class WindowStatistics {
         rate(r, Concept.PROMPT_TOKENS, model),
         rate(r, Concept.GENERATION_TOKENS, model),
         rate(r, Concept.PREEMPTIONS, model),
-        latency(r, Concept.TTFT, model),
+        ttft,
         latency(r, Concept.ITL, model),
         latency(r, Concept.E2E, model),
-        latency(r, Concept.QUEUE, model));
+        queue,
+        ttft == null ? ttftApprox(r, queue, model) : null);
+  }
+
+  /**
+   * TGI's approximate TTFT: mean queue time + mean prefill batch time over the window (a
+   * request waits in the queue, then its prefill batch runs). Null unless both are known.
+   */
+  private static Double ttftApprox(Range r, LatencyStats queue, String model) {
+    if (queue == null || queue.mean() == null) {
+      return null;
+    }
+    LatencyStats prefill = latency(r, Concept.PREFILL_BATCH, model);
+    if (prefill == null || prefill.mean() == null) {
+      return null;
+    }
+    return queue.mean() + prefill.mean();
   }
 
   /** The entries with times in seconds relative to the range start. */
@@ -93,6 +114,22 @@ public final class WindowStatistics {
       this.scratch = new double[times.length];
       this.scratchTimes = new double[times.length];
     }
+  }
+
+  /** A latency the server exports but the window can't compute yet: every field null. */
+  private static final LatencyStats NOT_YET = new LatencyStats(null, null, null, null, null);
+
+  private static LatencyStats notYet(ServerScrape newest, Concept c, String model) {
+    ConceptValues cv = newest.get(c);
+    if (cv == null) {
+      return null;
+    }
+    for (HistogramSeries h : cv.histograms().values()) {
+      if (matches(model, h.model())) {
+        return NOT_YET;
+      }
+    }
+    return null;
   }
 
   private static boolean matches(String model, String seriesModel) {
@@ -266,15 +303,21 @@ public final class WindowStatistics {
       any = true;
       layoutOf = found[n - 1];
       double[] bounds = layoutOf.bounds();
-      int base = boundsAll.length;
-      boundsAll = java.util.Arrays.copyOf(boundsAll, base + bounds.length);
-      ratesAll = java.util.Arrays.copyOf(ratesAll, base + bounds.length);
+      // sum by (le): series with the bounds already gathered add bucket by bucket (the usual
+      // case: every engine or rank has the same layout); another layout is appended, and
+      // HistogramQuantile sorts and merges equal bounds by addition, which is the same sum.
+      boolean same = java.util.Arrays.equals(boundsAll, bounds);
+      int base = same ? 0 : boundsAll.length;
+      if (!same) {
+        boundsAll = java.util.Arrays.copyOf(boundsAll, base + bounds.length);
+        ratesAll = java.util.Arrays.copyOf(ratesAll, base + bounds.length);
+        System.arraycopy(bounds, 0, boundsAll, base, bounds.length);
+      }
       for (int b = 0; b < bounds.length; b++) {
         for (int i = 0; i < n; i++) {
           v[i] = found[i].cumulative()[b];
         }
-        boundsAll[base + b] = bounds[b];
-        ratesAll[base + b] = Rate.rate(t, v, n, r.start, r.end);
+        ratesAll[base + b] += Rate.rate(t, v, n, r.start, r.end);
       }
       for (int i = 0; i < n; i++) {
         v[i] = found[i].observations();
@@ -286,7 +329,7 @@ public final class WindowStatistics {
       sumInc += Rate.rawIncrease(v, n);
     }
     if (!any || Double.isNaN(countInc)) {
-      return null;
+      return NOT_YET; // exported, but no histogram has two scrapes in the window yet
     }
     if (countInc <= 0) {
       return new LatencyStats(null, null, null, null, 0L);

@@ -33,6 +33,12 @@ class CommandRecognizerTest {
     assertThat(rule("VLLM::EngineCore").role()).isEqualTo(Role.HELPER);
     assertThat(rule("VLLM::Worker_TP1").role()).isEqualTo(Role.HELPER);
     assertThat(rule("VLLM::EngineCore_DP0").engine()).isEqualTo("vllm");
+    assertThat(rule("VLLM::APIServer_0").role()).isEqualTo(Role.HELPER);
+    // VLLM_PROCESS_NAME_PREFIX=team-a renames every title.
+    assertThat(rule("team-a::EngineCore").engine()).isEqualTo("vllm");
+    assertThat(rule("team-a::Worker_TP3").engine()).isEqualTo("vllm");
+    assertThat(recognizer.recognizeComm("ab::EngineCore").engine()).isEqualTo("vllm");
+    assertThat(rule("foo::bar")).isNull();
   }
 
   @Test

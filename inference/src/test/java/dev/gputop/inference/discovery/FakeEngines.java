@@ -45,6 +45,11 @@ final class FakeEngines implements AutoCloseable {
     Path sglang = Files.createDirectories(pythonPath.resolve("sglang"));
     Files.writeString(sglang.resolve("__init__.py"), "");
     Files.writeString(sglang.resolve("launch_server.py"), source);
+    Path openai = Files.createDirectories(pythonPath.resolve("vllm/entrypoints/openai"));
+    for (Path pkg : List.of(pythonPath.resolve("vllm"), pythonPath.resolve("vllm/entrypoints"), openai)) {
+      Files.writeString(pkg.resolve("__init__.py"), "");
+    }
+    Files.writeString(openai.resolve("api_server.py"), source);
   }
 
   /** The interpreter itself, not a pyenv shim, so the command lines look like the real thing. */
@@ -76,7 +81,12 @@ final class FakeEngines implements AutoCloseable {
 
   /** Runs {@code python3 -m sglang.launch_server <args>}. */
   Process sglang(String... args) throws IOException {
-    List<String> cmd = new ArrayList<>(List.of(python, "-m", "sglang.launch_server"));
+    return module("sglang.launch_server", args);
+  }
+
+  /** Runs {@code python3 -m <module> <args>} for one of the fake modules. */
+  Process module(String module, String... args) throws IOException {
+    List<String> cmd = new ArrayList<>(List.of(python, "-m", module));
     cmd.addAll(List.of(args));
     ProcessBuilder pb = new ProcessBuilder(cmd);
     pb.environment().put("PYTHONPATH", pythonPath.toString());

@@ -85,7 +85,7 @@ class ProcessDiscoveryKubeletTest {
         .containsExactly(
             org.assertj.core.groups.Tuple.tuple("llamacpp-8081", "http://127.0.0.1:8081/metrics", java.util.List.of()),
             org.assertj.core.groups.Tuple.tuple("llm/chat-7f9c:8000", "http://10.244.1.17:8000/metrics", java.util.List.of(0)),
-            org.assertj.core.groups.Tuple.tuple("llm/tgi-0:9000", "http://127.0.0.1:9000/metrics", java.util.List.of(1)));
+            org.assertj.core.groups.Tuple.tuple("llm/tgi-0:9000", "http://192.168.0.4:9000/metrics", java.util.List.of(1)));
     assertThat(r.skipped()).singleElement().satisfies(s -> {
       assertThat(s.pid()).isEqualTo(2200);
       assertThat(s.command()).isEqualTo("llama-server --host 0.0.0.0 --port 8080");

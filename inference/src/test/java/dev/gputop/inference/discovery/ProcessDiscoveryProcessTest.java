@@ -92,6 +92,26 @@ class ProcessDiscoveryProcessTest {
   }
 
   @Test
+  void discover_vllmApiServerModuleWithV0ForkedWorkers_mergesIdenticalCommandLines() throws Exception {
+    int port = FakeEngines.freePort();
+    Process server = engines.module("vllm.entrypoints.openai.api_server", "--model", "m", "--host", "127.0.0.1",
+        "--port", Integer.toString(port), "--fork-workers", "3");
+    FakeEngines.awaitPort(port);
+    FakeEngines.awaitDescendants(server, 3);
+
+    DiscoveryResult r = discovery(Scope.ALL, new FakeGpus()).discover();
+
+    DiscoveredServer s = serverOf(r, server);
+    assertThat(s.name()).isEqualTo("vllm-" + port);
+    assertThat(s.how()).startsWith("-m vllm.entrypoints.* (pid " + server.pid() + ")");
+    assertThat(s.url()).hasToString("http://127.0.0.1:" + port + "/metrics");
+    assertThat(Set.copyOf(s.pids())).isEqualTo(tree(server)).hasSize(4);
+    // The forked workers' command lines are the server's own, yet they make no servers of their own.
+    assertThat(r.servers().stream().filter(x -> x.name().startsWith("vllm-" + port))).hasSize(1);
+    assertThat(get(s.url())).contains("vllm:num_requests_running");
+  }
+
+  @Test
   void discover_gpuScope_attachesEachProcesssGpus() throws Exception {
     int port = FakeEngines.freePort();
     Process vllm = engines.run("vllm", "serve", "m", "--port", Integer.toString(port), "--v1-workers", "2");
@@ -170,12 +190,16 @@ class ProcessDiscoveryProcessTest {
 
     FakeEngines.kill(first);
     int p2 = FakeEngines.freePort();
+    while (p2 == p1) {
+      p2 = FakeEngines.freePort();
+    }
     Process second = engines.run("llama-server", "--port", Integer.toString(p2));
     FakeEngines.awaitPort(p2);
+    int secondPort = p2;
 
     DiscoveryResult r = d.discover();
     assertThat(r.servers()).noneMatch(s -> s.pids().contains(first.pid()));
     assertThat(r.servers()).noneMatch(s -> s.name().equals("llamacpp-" + p1));
-    assertThat(serverOf(r, second).name()).isEqualTo("llamacpp-" + p2);
+    assertThat(serverOf(r, second).name()).isEqualTo("llamacpp-" + secondPort);
   }
 }

@@ -150,4 +150,38 @@ class EngineMapperTest {
     assertThat(EngineMapper.parseLe("1d")).isNaN();
     assertThat(EngineMapper.parseLe("")).isNaN();
   }
+
+  @Test
+  void map_vllmV1DataParallelCapture() {
+    ServerScrape s = map(TextExpositions.resource("/fixtures/vllm/vllm-v1-dp2.prom"));
+    assertThat(s.engine()).isEqualTo(Engine.VLLM);
+    assertThat(s.models()).containsExactly("Qwen/Qwen3-8B");
+    assertThat(value(s, Concept.RUNNING)).isEqualTo(25); // 14 + 11
+    assertThat(value(s, Concept.REQUESTS)).isEqualTo(3664); // every finished_reason, both engines
+    assertThat(s.get(Concept.TTFT).histograms()).hasSize(2);
+    double observations = s.get(Concept.TTFT).histograms().values().stream()
+        .mapToDouble(HistogramSeries::observations).sum();
+    assertThat(observations).isEqualTo(3664); // 1873 + 1791
+    // _created gauges sit beside every counter: never read as values.
+    assertThat(s.get(Concept.PROMPT_TOKENS).series()).hasSize(2);
+  }
+
+  @Test
+  void map_openMetricsFamiliesAreMatchedByTheirBaseName() {
+    ServerScrape s = map(
+        "# TYPE vllm:prompt_tokens counter\n"
+            + "vllm:prompt_tokens_total{model_name=\"m\"} 5.0\n"
+            + "vllm:prompt_tokens_created{model_name=\"m\"} 1.7e9\n"
+            + "# TYPE vllm:e2e_request_latency_seconds histogram\n"
+            + "vllm:e2e_request_latency_seconds_bucket{le=\"+Inf\",model_name=\"m\"} 2.0\n"
+            + "vllm:e2e_request_latency_seconds_count{model_name=\"m\"} 2.0\n"
+            + "vllm:e2e_request_latency_seconds_sum{model_name=\"m\"} 3.0\n"
+            + "# TYPE vllm:request_prompt_tokens histogram\n"
+            + "vllm:request_prompt_tokens_bucket{le=\"+Inf\",model_name=\"m\"} 2.0\n"
+            + "# EOF\n");
+    assertThat(value(s, Concept.PROMPT_TOKENS)).isEqualTo(5);
+    assertThat(s.get(Concept.E2E).histograms().values().iterator().next().count()).isEqualTo(2);
+    // Without request_success, the request counter falls back to the E2E histogram's _count.
+    assertThat(value(s, Concept.REQUESTS)).isEqualTo(2);
+  }
 }

@@ -186,6 +186,8 @@ class SharedFixturesTest {
     ServerScrape s = scrape("other/ibm-vllm-tgis-adapter-tgi-names-excerpt.prom");
     assertThat(sum(s, Concept.RUNNING)).isZero();
     assertThat(s.get(Concept.E2E)).isNull();
+    // method="{'method': 'prefill'}" is not TGI's method="prefill": no approximate TTFT from it.
+    assertThat(s.get(Concept.PREFILL_BATCH)).isNull();
   }
 
   @Test

@@ -402,6 +402,16 @@ class ExpositionParserTest {
   }
 
   @Test
+  void parse_failingScrapesDoNotGrowTheStringTable() {
+    ExpositionParser small = new ExpositionParser(ParserLimits.defaults(), 10, 4_000);
+    for (int i = 0; i < 500; i++) {
+      String text = "a{x=\"" + "v".repeat(100) + i + "\",y=\"" + i + "\",1bad=\"\"} 1\n";
+      assertThatThrownBy(() -> small.parse(text)).isInstanceOf(ExpositionFormatException.class);
+      assertThat(small.stringCount()).isLessThanOrEqualTo(40 + 10);
+    }
+  }
+
+  @Test
   void parse_offsetAndLength() throws Exception {
     byte[] body = "xxxx# TYPE a gauge\na 1\nyyyy".getBytes(StandardCharsets.UTF_8);
     Exposition e = parser.parse(body, 4, body.length - 8);

@@ -52,7 +52,8 @@ class FailureLogTest {
   void record_repeatedFailure_warnsOnceThenEveryTenMinutes() {
     FailureLog log = new FailureLog(logger);
     for (int i = 0; i < 200; i++) {
-      log.record(failure(Outcome.CONNECT_ERROR, "connect to 127.0.0.1:8000 refused"), i * 3_000_000_000L);
+      log.record(failure(Outcome.CONNECT_ERROR, "connect to 127.0.0.1:8000 refused"),
+          i * 3_000_000_000L);
     }
     log.record(failure(Outcome.CONNECT_ERROR, "connect to 127.0.0.1:8000 refused"), 11 * MINUTE);
 

@@ -108,7 +108,8 @@ class HttpScraperTest {
       if ("Bearer token-two".equals(auth) || "Bearer token-one".equals(auth)) {
         TestHttpServer.send(exchange, 200, PROMETHEUS_TEXT, bytes(EXPOSITION));
       } else {
-        TestHttpServer.send(exchange, 401, "application/json", bytes("{\"error\":\"unauthorized\"}"));
+        TestHttpServer.send(
+            exchange, 401, "application/json", bytes("{\"error\":\"unauthorized\"}"));
       }
     });
     Path token = dir.resolve("token");
@@ -360,7 +361,8 @@ class HttpScraperTest {
     ScrapeResult result = scrapeOne(CONFIG, ScrapeTarget.of("brotli", server.uri("/metrics")));
 
     assertThat(result.outcome()).isEqualTo(Outcome.IO_ERROR);
-    assertThat(result.error()).isEqualTo("unsupported Content-Encoding 'br' (only gzip was accepted)");
+    assertThat(result.error())
+        .isEqualTo("unsupported Content-Encoding 'br' (only gzip was accepted)");
   }
 
   @Test
@@ -369,7 +371,8 @@ class HttpScraperTest {
         .handle("/metrics", exchange -> {
           if (exchange.getRequestURI().getPath().equals("/metrics")) {
             exchange.getResponseHeaders().set("Location", "/metrics/");
-            TestHttpServer.send(exchange, 307, "text/html", bytes("<a href=\"/metrics/\">moved</a>"));
+            TestHttpServer.send(
+                exchange, 307, "text/html", bytes("<a href=\"/metrics/\">moved</a>"));
           } else {
             TestHttpServer.send(exchange, 200, PROMETHEUS_TEXT, bytes(EXPOSITION));
           }
@@ -427,7 +430,8 @@ class HttpScraperTest {
   @Test
   void scrapeAll_mixedTargets_resultsInTargetOrder() throws Exception {
     TestHttpServer server = track(TestHttpServer.http())
-        .handle("/ok", exchange -> TestHttpServer.send(exchange, 200, PROMETHEUS_TEXT, bytes(EXPOSITION)))
+        .handle("/ok",
+            exchange -> TestHttpServer.send(exchange, 200, PROMETHEUS_TEXT, bytes(EXPOSITION)))
         .handle("/missing", exchange -> TestHttpServer.send(exchange, 404, null, new byte[0]));
     List<ScrapeTarget> targets = List.of(
         ScrapeTarget.of("a", server.uri("/missing")),
@@ -460,7 +464,8 @@ class HttpScraperTest {
     scraper.close();
     scraper.close(); // idempotent
 
-    List<ScrapeResult> results = scraper.scrapeAll(List.of(ScrapeTarget.of("a", server.uri("/metrics"))));
+    List<ScrapeResult> results =
+        scraper.scrapeAll(List.of(ScrapeTarget.of("a", server.uri("/metrics"))));
 
     assertThat(results).singleElement().satisfies(r -> {
       assertThat(r.outcome()).isEqualTo(Outcome.IO_ERROR);

@@ -156,14 +156,16 @@ class HttpScraperTlsTest {
     ScrapeResult result = scrapeOne(CONFIG, target);
 
     assertThat(result.outcome()).isEqualTo(Outcome.TLS_ERROR);
-    assertThat(result.error()).isEqualTo("TLS setup failed: tls.caFile " + missing + " does not exist");
+    assertThat(result.error())
+        .isEqualTo("TLS setup failed: tls.caFile " + missing + " does not exist");
   }
 
   @Test
   void scrapeAll_httpsRedirectToHttp_isRejected() throws Exception {
     TestHttpServer server = https("server", false);
     server.handle("/old", exchange -> {
-      exchange.getResponseHeaders().set("Location", "http://127.0.0.1:" + server.port() + "/metrics");
+      exchange.getResponseHeaders()
+          .set("Location", "http://127.0.0.1:" + server.port() + "/metrics");
       TestHttpServer.send(exchange, 301, null, new byte[0]);
     });
     TlsConfig tls = new TlsConfig(pki("ca.pem"), null, null, false);
@@ -232,7 +234,8 @@ class HttpScraperTlsTest {
     KeyStore trust = KeyStore.getInstance("PKCS12");
     trust.load(null, null);
     trust.setCertificateEntry("ca", TlsContexts.readCertificates(pki("ca.pem"), "ca").get(0));
-    TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+    TrustManagerFactory tmf =
+        TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
     tmf.init(trust);
     SSLContext context = SSLContext.getInstance("TLS");
     context.init(kmf.getKeyManagers(), tmf.getTrustManagers(), null);

@@ -66,7 +66,8 @@ class ScrapeTelemetryTest {
         ScrapeTarget.of("sglang", server.uri("/missing")));
 
     Collection<MetricData> metrics = metricReader.collectAllMetrics();
-    Attributes vllmOk = Attributes.of(ScrapeTelemetry.SERVER, "vllm", ScrapeTelemetry.OUTCOME, "success");
+    Attributes vllmOk =
+        Attributes.of(ScrapeTelemetry.SERVER, "vllm", ScrapeTelemetry.OUTCOME, "success");
     Attributes sglangError =
         Attributes.of(ScrapeTelemetry.SERVER, "sglang", ScrapeTelemetry.OUTCOME, "http_error");
     assertThat(metric(metrics, "gputop.scrape.count"))
@@ -104,7 +105,8 @@ class ScrapeTelemetryTest {
         .hasAttributesSatisfyingExactly(
             equalTo(ScrapeTelemetry.CYCLE_TARGETS, 2L),
             equalTo(ScrapeTelemetry.CYCLE_FAILURES, 1L))
-        .hasStatusSatisfying(s -> s.hasCode(StatusCode.ERROR).hasDescription("1 of 2 scrapes failed"));
+        .hasStatusSatisfying(
+            s -> s.hasCode(StatusCode.ERROR).hasDescription("1 of 2 scrapes failed"));
     assertThat(span(spans, "scrape vllm"))
         .hasKind(SpanKind.CLIENT)
         .hasParent(cycle)
@@ -124,7 +126,8 @@ class ScrapeTelemetryTest {
         .hasAttribute(ScrapeTelemetry.HTTP_RESPONSE_STATUS_CODE, 404L)
         .hasAttribute(ScrapeTelemetry.OUTCOME, "http_error")
         .hasAttribute(ScrapeTelemetry.ERROR_TYPE, "http_error")
-        .hasStatusSatisfying(s -> s.hasCode(StatusCode.ERROR).hasDescription(results.get(1).error()));
+        .hasStatusSatisfying(
+            s -> s.hasCode(StatusCode.ERROR).hasDescription(results.get(1).error()));
   }
 
   @Test

@@ -50,7 +50,8 @@ final class TestHttpServer implements AutoCloseable {
       throws IOException {
     HttpsServer server =
         HttpsServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-    server.setHttpsConfigurator(configurator != null ? configurator : new HttpsConfigurator(context));
+    server.setHttpsConfigurator(
+        configurator != null ? configurator : new HttpsConfigurator(context));
     return new TestHttpServer(server, "https");
   }
 

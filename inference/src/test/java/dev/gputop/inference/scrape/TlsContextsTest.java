@@ -18,7 +18,8 @@ class TlsContextsTest {
   @Test
   void readCertificates_bundleWithCommentsAndSeveralCertificates_readsAll() throws Exception {
     Path bundle = dir.resolve("bundle.pem");
-    Files.writeString(bundle, "subject=CN = gputop test CA\n" + Files.readString(Path.of(pki("ca.pem")))
+    Files.writeString(bundle, "subject=CN = gputop test CA\n"
+        + Files.readString(Path.of(pki("ca.pem")))
         + "\n# the server\n" + Files.readString(Path.of(pki("server.pem"))));
 
     assertThat(TlsContexts.readCertificates(bundle.toString(), "tls.caFile"))
@@ -35,7 +36,8 @@ class TlsContextsTest {
   @Test
   void readPrivateKey_pkcs1_explainsTheConversion() throws Exception {
     Path key = dir.resolve("rsa.key");
-    Files.writeString(key, "-----BEGIN RSA PRIVATE KEY-----\nMIIBOgIBAAJBAK\n-----END RSA PRIVATE KEY-----\n");
+    Files.writeString(key,
+        "-----BEGIN RSA PRIVATE KEY-----\nMIIBOgIBAAJBAK\n-----END RSA PRIVATE KEY-----\n");
 
     assertThatThrownBy(() -> TlsContexts.readPrivateKey(key.toString(), "tls.keyFile"))
         .isInstanceOfSatisfying(ScrapeFailure.class,

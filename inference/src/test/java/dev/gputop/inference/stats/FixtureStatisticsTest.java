@@ -41,6 +41,7 @@ class FixtureStatisticsTest {
     ServerWindow w = window("vllm", "vllm-v1-dp2-small");
     assertThat(w.newest().scrape().engine()).isEqualTo(Engine.VLLM);
     ServerStats s = WindowStatistics.compute(w, null);
+    assertThat(s.ttftApproxMean()).isNull(); // only for engines without a TTFT histogram
     assertThat(s.running()).isEqualTo(5); // 3 + 2 over engine 0 and 1
     assertThat(s.waiting()).isEqualTo(1); // 1 + 0
     assertThat(s.kvCacheUsage()).isEqualTo(0.61); // fullest engine; not the deprecated 0.33
@@ -102,6 +103,8 @@ class FixtureStatisticsTest {
     assertThat(s.prefixHitRatio()).isNull();
     assertThat(s.preemptionsPerSecond()).isNull();
     assertThat(s.ttft()).isNull();
+    // Approximate TTFT under its own name: mean queue 0.0144/50 + mean prefill batch 0.6/60.
+    assertThat(s.ttftApproxMean()).isCloseTo(0.000288 + 0.01, within(EPS));
     assertThat(s.requestsPerSecond()).isCloseTo(5.0, within(EPS)); // tgi_request_success Δ50
     assertThat(s.promptTokensPerSecond()).isCloseTo(1000.0, within(EPS)); // input_length_sum Δ10000
     assertThat(s.generationTokensPerSecond()).isCloseTo(1200.0, within(EPS));

@@ -156,4 +156,31 @@ class ServerWindowTest {
     w.add(5 * S, 0, vllm(2, 1));
     assertThat(w.size()).isEqualTo(1);
   }
+
+  @Test
+  void compute_enginesWithDifferentLayoutsAreSummedByBound() {
+    // Engine 0 has buckets 0.1, 1; engine 1 has 0.5, 1 (a mixed-version fleet behind one URL).
+    String t0 = "vllm:time_to_first_token_seconds_bucket{engine=\"0\",le=\"0.1\"} 0\n"
+        + "vllm:time_to_first_token_seconds_bucket{engine=\"0\",le=\"1\"} 0\n"
+        + "vllm:time_to_first_token_seconds_bucket{engine=\"0\",le=\"+Inf\"} 0\n"
+        + "vllm:time_to_first_token_seconds_bucket{engine=\"1\",le=\"0.5\"} 0\n"
+        + "vllm:time_to_first_token_seconds_bucket{engine=\"1\",le=\"1\"} 0\n"
+        + "vllm:time_to_first_token_seconds_bucket{engine=\"1\",le=\"+Inf\"} 0\n";
+    String t1 = "vllm:time_to_first_token_seconds_bucket{engine=\"0\",le=\"0.1\"} 10\n"
+        + "vllm:time_to_first_token_seconds_bucket{engine=\"0\",le=\"1\"} 10\n"
+        + "vllm:time_to_first_token_seconds_bucket{engine=\"0\",le=\"+Inf\"} 10\n"
+        + "vllm:time_to_first_token_seconds_bucket{engine=\"1\",le=\"0.5\"} 0\n"
+        + "vllm:time_to_first_token_seconds_bucket{engine=\"1\",le=\"1\"} 10\n"
+        + "vllm:time_to_first_token_seconds_bucket{engine=\"1\",le=\"+Inf\"} 10\n";
+    ServerWindow w = new ServerWindow(Duration.ofSeconds(60), 64);
+    w.add(0, 0, mapper.map(TextExpositions.parse(t0)));
+    w.add(10 * S, 0, mapper.map(TextExpositions.parse(t1)));
+    // sum by (le) of rates (Δ/10): 0.1 → 1, 0.5 → 0, 1 → 1 + 1, +Inf → 2. PromQL sorts
+    // [0.1:1, 0.5:0, 1:2, +Inf:2] and forces 0.5 up to 1 (non-monotonic).
+    // p50: rank 1 ≤ 1 at le=0.1 → 0 + 0.1 × 1/1 = 0.1. p90: rank 1.8 in (0.5, 1]: 0.5 + 0.5 × 0.8/1.
+    var l = WindowStatistics.compute(w, null).ttft();
+    assertThat(l.count()).isEqualTo(20);
+    assertThat(l.p50()).isCloseTo(0.1, within(1e-12));
+    assertThat(l.p90()).isCloseTo(0.9, within(1e-12));
+  }
 }

@@ -190,7 +190,7 @@ public final class KubernetesPods implements PodLookup {
 
   private String rbacHint() {
     return uri.getPath().endsWith("/pods") && uri.getPath().startsWith("/api/")
-        ? " (the service account needs get/list on pods)"
+        ? " (the service account needs list on pods)"
         : " (the service account needs nodes/proxy, or nodes/pods on Kubernetes 1.33+ with fine-grained kubelet authorization)";
   }
 

@@ -1,0 +1,161 @@
+package dev.gputop.agent.attach;
+
+import dev.gputop.agent.AgentHttpServer;
+import dev.gputop.agent.AgentRuntime;
+import dev.gputop.agent.StandaloneSdk;
+import dev.gputop.config.AgentConfig;
+import dev.gputop.config.ConfigException;
+import dev.gputop.config.ConfigLoader;
+import java.io.UncheckedIOException;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * gputop-agent running inside a host JVM after {@code -javaagent} or dynamic attach: its own
+ * (relocated) autoconfigured SDK, so the host's {@code OTEL_*} settings decide exporter and
+ * resource, the receivers, and the listener when it can bind. It must never disturb the host:
+ * nothing is printed (java.util.logging only, which writes to stderr), nothing exits the JVM, a
+ * configuration error or a port in use is logged and the application runs on, and a shutdown
+ * hook flushes and stops everything within {@link #STOP_BUDGET}.
+ *
+ * <p>Thread-safe; {@link #close()} is idempotent.
+ */
+public final class AttachedAgent implements AutoCloseable {
+
+  private static final Logger logger = Logger.getLogger(AttachedAgent.class.getName());
+
+  /** The longest the host's exit is delayed by the final flush and shutdown. */
+  static final Duration STOP_BUDGET = Duration.ofMillis(2500);
+
+  private final StandaloneSdk sdk;
+  private final AgentRuntime runtime;
+  private final AgentHttpServer server;
+  private final Object closeLock = new Object();
+  private boolean closed;
+
+  private AttachedAgent(StandaloneSdk sdk, AgentRuntime runtime, AgentHttpServer server) {
+    this.sdk = sdk;
+    this.runtime = runtime;
+    this.server = server;
+  }
+
+  /**
+   * The background half of {@link AttachAgent}: inspects the host, reads the configuration and
+   * starts. Never throws.
+   *
+   * @param entryNanos how long premain/agentmain kept the host's thread
+   */
+  static void startInBackground(String options, String how, long entryNanos) {
+    try {
+      String entry = String.format(Locale.ROOT, "%s took %.2f ms", how, entryNanos / 1e6);
+      HostProbe host = HostProbe.inspect();
+      if (host.gputopExtension()) {
+        logger.info(() -> "the OpenTelemetry Java agent loads gputop-agent as an extension, which exports through"
+            + " that agent's SDK; -javaagent:gputop-agent.jar stands down so nothing is exported twice (" + entry + ")");
+        return;
+      }
+      if (host.otelJavaagent()) {
+        logger.info("the OpenTelemetry Java agent runs in this JVM without gputop's extension: gputop-agent exports"
+            + " with its own SDK from the same OTEL_* settings; load gputop-agent-extension.jar with"
+            + " -Dotel.javaagent.extensions to share that agent's exporter and resource");
+      } else if (host.globalOpenTelemetrySet()) {
+        logger.info("the application registered a GlobalOpenTelemetry; gputop-agent can't add its histograms to an"
+            + " SDK that is already built, so it exports with its own SDK from the same OTEL_* settings");
+      }
+      AgentOptions parsed = AgentOptions.parse(options);
+      AgentConfig config = new ConfigLoader().load(parsed.configFile(), parsed.overrides());
+      AttachedAgent agent = start(config);
+      try {
+        Runtime.getRuntime().addShutdownHook(new Thread(agent::close, "gputop-shutdown"));
+      } catch (IllegalStateException e) { // the host is already exiting
+        agent.close();
+        return;
+      }
+      logger.info(() -> "running inside this JVM (" + entry + "; receivers " + agent.runtime.receiverNames()
+          + (agent.server == null ? ", no listener" : ", listener " + agent.server.url()) + ")");
+    } catch (ConfigException e) {
+      logger.severe(() -> "configuration error, gputop-agent not started (the application runs on): " + e.getMessage());
+    } catch (UncheckedIOException e) {
+      logger.severe(() -> "gputop-agent not started (the application runs on): " + e.getMessage());
+    } catch (Throwable t) { // never into the host
+      logger.log(Level.SEVERE, "gputop-agent failed to start (the application runs on)", t);
+    }
+  }
+
+  static void logAlreadyRunning(String how) {
+    logger.info(() -> how + ": gputop-agent already runs in this JVM; nothing more started");
+  }
+
+  /**
+   * Builds the SDK, starts the receivers and binds the listener unless {@code listen: off}. A
+   * listener that can't bind is logged and left out.
+   *
+   * @throws ConfigException when a receiver can't use the configuration
+   */
+  static AttachedAgent start(AgentConfig config) {
+    StandaloneSdk sdk = StandaloneSdk.create(!config.listenerDisabled());
+    AgentRuntime runtime =
+        AgentRuntime.builder(config)
+            .setOpenTelemetry(new MetricsOnlyOpenTelemetry(sdk.openTelemetry()))
+            .setHistogramProducer(sdk.histograms())
+            .setClassLoader(AttachedAgent.class.getClassLoader())
+            .build();
+    try {
+      runtime.start();
+    } catch (RuntimeException e) {
+      runtime.close();
+      sdk.shutdown(Duration.ofSeconds(1));
+      throw e;
+    }
+    AgentHttpServer server = null;
+    if (!config.listenerDisabled()) {
+      try {
+        server = AgentHttpServer.start(config.listen(), runtime, sdk.prometheus());
+      } catch (UncheckedIOException | IllegalArgumentException e) {
+        logger.warning(() -> "listener not started (" + e.getMessage() + "); the receivers run and export without it");
+      }
+    }
+    return new AttachedAgent(sdk, runtime, server);
+  }
+
+  /** The runtime, for tests. */
+  AgentRuntime runtime() {
+    return runtime;
+  }
+
+  /** The listener, or null. */
+  AgentHttpServer server() {
+    return server;
+  }
+
+  /**
+   * Stops refreshing, flushes the exporters, closes the receivers and the SDK and the listener, in
+   * at most {@link #STOP_BUDGET}.
+   */
+  @Override
+  public void close() {
+    synchronized (closeLock) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+    }
+    long t0 = System.nanoTime();
+    try {
+      runtime.stopRefreshing(Duration.ofMillis(200));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    sdk.flush(Duration.ofMillis(1000)); // before the receivers close: their callbacks hold the last values
+    runtime.close();
+    Duration left = STOP_BUDGET.minusNanos(System.nanoTime() - t0);
+    sdk.shutdown(left.isNegative() ? Duration.ofMillis(100) : left);
+    if (server != null) {
+      server.close();
+    }
+    long ms = (System.nanoTime() - t0) / 1_000_000;
+    logger.fine(() -> "stopped in " + ms + " ms");
+  }
+}

@@ -1,0 +1,365 @@
+package dev.gputop.agent;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.sun.tools.attach.VirtualMachine;
+import dev.gputop.agent.demo.DemoReplicas;
+import dev.gputop.agent.demo.Replica;
+import io.opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest;
+import io.opentelemetry.proto.metrics.v1.Metric;
+import io.opentelemetry.proto.metrics.v1.NumberDataPoint;
+import io.opentelemetry.proto.metrics.v1.ResourceMetrics;
+import io.opentelemetry.proto.metrics.v1.ScopeMetrics;
+import java.io.IOException;
+import java.net.http.HttpClient;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.jar.JarEntry;
+import java.util.jar.JarFile;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The three ways into a host JVM (docs/attach.md), each with a real host application ({@link
+ * HostApp}) in its own JVM, the four demo replicas as inference servers and an in-test OTLP/HTTP
+ * receiver: {@code -javaagent:gputop-agent.jar}, dynamic attach of the same jar, and the real
+ * OpenTelemetry Java agent with gputop's extension jar.
+ */
+class AttachIT {
+
+  private static final Pattern ENTRY = Pattern.compile("(premain|agentmain) took (\\d+\\.\\d+) ms");
+  private static final Pattern LISTENER = Pattern.compile("listener (http://[0-9.:]+)");
+  private static final String CUSTOMIZER_SPI =
+      "io.opentelemetry.sdk.autoconfigure.spi.AutoConfigurationCustomizerProvider";
+  private static final Duration METRICS_WAIT = Duration.ofSeconds(60);
+
+  @TempDir Path dir;
+
+  private final ObjectMapper json = new ObjectMapper();
+  private DemoReplicas replicas;
+  private OtlpHttpReceiver otlp;
+  private Path config;
+  private Path stop;
+  private Host host;
+
+  @BeforeEach
+  void startServers() throws Exception {
+    replicas = DemoReplicas.builder().seed(7).restarts(false).start();
+    otlp = new OtlpHttpReceiver();
+    StringBuilder yaml = new StringBuilder(
+        "listen: 127.0.0.1:0\nrefresh:\n  normal: 500ms\nnvml:\n  enabled: false\n"
+            + "inference:\n  window: 30s\n  discovery:\n    enabled: false\n  endpoints:\n");
+    for (Replica r : replicas.replicas()) {
+      yaml.append("    - name: ").append(r.name()).append("\n      url: ").append(r.url()).append('\n');
+    }
+    config = dir.resolve("agent.yaml");
+    Files.writeString(config, yaml);
+    stop = dir.resolve("stop");
+  }
+
+  @AfterEach
+  void stopEverything() {
+    if (host != null) {
+      host.close();
+    }
+    otlp.close();
+    replicas.close();
+  }
+
+  @Test
+  void javaagent_exportsWithTheHostsOtelSettingsAndLeavesStdoutAlone() throws Exception {
+    host = Host.start(dir, otelEnv(), List.of("-javaagent:" + AgentProcess.jar() + "=config=" + config), stop);
+
+    awaitMetrics();
+    Map<String, String> resource = otlp.latest("gputop.inference.up").get(0).resource();
+    assertThat(resource).containsEntry("service.name", "gateway").containsEntry("team", "infra");
+    assertServerAndEngineAttributes();
+
+    Matcher entry = ENTRY.matcher(host.err());
+    assertThat(entry.find()).as(host.err()).isTrue();
+    assertThat(entry.group(1)).isEqualTo("premain");
+    double premainMs = Double.parseDouble(entry.group(2));
+    System.out.println("[AttachIT] premain kept the application's main thread " + premainMs + " ms");
+    assertThat(premainMs).as("premain, ms").isLessThan(200);
+
+    // The listener runs inside the host too.
+    Matcher listener = LISTENER.matcher(host.err());
+    assertThat(listener.find()).as(host.err()).isTrue();
+    HttpResponse<String> snapshot = AgentProcess.get(HttpClient.newHttpClient(), listener.group(1) + "/api/snapshot");
+    assertThat(snapshot.statusCode()).isEqualTo(200);
+    JsonNode doc = json.readTree(snapshot.body());
+    assertThat(doc.get("inference")).hasSize(4);
+
+    host.stopAndAssertCleanExit();
+  }
+
+  @Test
+  void dynamicAttach_startsTheReceiversInARunningJvm() throws Exception {
+    host = Host.start(dir, otelEnv(), List.of(), stop);
+    host.awaitStdout(HostApp.SERVING);
+    assertThat(otlp.requests).isEmpty();
+
+    VirtualMachine vm = VirtualMachine.attach(Long.toString(host.process.pid()));
+    try {
+      vm.loadAgent(AgentProcess.jar().toString(), "config=" + config);
+    } finally {
+      vm.detach();
+    }
+
+    awaitMetrics();
+    assertThat(otlp.latest("gputop.inference.up").get(0).resource()).containsEntry("service.name", "gateway");
+    assertServerAndEngineAttributes();
+    Matcher entry = ENTRY.matcher(host.err());
+    assertThat(entry.find()).as(host.err()).isTrue();
+    assertThat(entry.group(1)).isEqualTo("agentmain");
+
+    host.stopAndAssertCleanExit();
+  }
+
+  @Test
+  void otelJavaagentExtension_exportsThroughTheAgentsSdkWithItsResource() throws Exception {
+    Path otelAgent = Path.of(System.getProperty("otel.javaagent.jar"));
+    Path extension = Path.of(System.getProperty("gputop.extension.jar"));
+    assertThat(otelAgent).isRegularFile();
+    assertThat(extension).isRegularFile();
+    host = Host.start(dir, Map.of(), List.of(
+        "-javaagent:" + otelAgent,
+        "-Dotel.javaagent.extensions=" + extension,
+        "-Dotel.exporter.otlp.protocol=http/protobuf",
+        "-Dotel.exporter.otlp.endpoint=" + otlp.endpoint(),
+        "-Dotel.service.name=gateway",
+        "-Dotel.resource.attributes=team=infra",
+        "-Dotel.metric.export.interval=1000",
+        "-Dotel.traces.exporter=none",
+        "-Dotel.logs.exporter=none",
+        // gputop's settings through the agent's configuration: the file, and one key on top of it
+        "-Dotel.gputop.config=" + config,
+        "-Dotel.gputop.listen=off"), stop);
+
+    awaitMetrics();
+    assertServerAndEngineAttributes();
+    // One resource carries the agent's own JVM metrics and ours: the same SDK exported both.
+    ResourceMetrics shared = await(() -> sharedResource(), "a resource with both jvm.* and gputop.* metrics");
+    Map<String, String> resource = OtlpHttpReceiver.attributes(shared.getResource().getAttributesList());
+    assertThat(resource).containsEntry("service.name", "gateway").containsEntry("team", "infra")
+        .containsEntry("telemetry.distro.name", "opentelemetry-java-instrumentation")
+        .containsKey("telemetry.distro.version");
+    assertThat(metricNames(shared)).contains("gputop.inference.up", "gen_ai.server.time_to_first_token");
+    // listen=off came through the agent's configuration: no listener was started.
+    assertThat(host.err()).contains("gputop-agent extension running").doesNotContain("listening on");
+
+    host.stopAndAssertCleanExit();
+  }
+
+  @Test
+  void jars_mainJarIsAnAgentAndTheExtensionJarLeavesOpenTelemetryToTheJavaagent() throws Exception {
+    try (JarFile main = new JarFile(AgentProcess.jar().toFile())) {
+      var attrs = main.getManifest().getMainAttributes();
+      assertThat(attrs.getValue("Premain-Class")).isEqualTo("dev.gputop.agent.attach.AttachAgent");
+      assertThat(attrs.getValue("Agent-Class")).isEqualTo("dev.gputop.agent.attach.AttachAgent");
+      assertThat(attrs.getValue("Can-Retransform-Classes")).isEqualTo("false");
+      assertThat(main.getEntry("dev/gputop/agent/extension/GputopExtension.class")).isNull();
+      assertThat(main.getEntry("META-INF/services/" + CUSTOMIZER_SPI)).isNull();
+    }
+    try (JarFile ext = new JarFile(System.getProperty("gputop.extension.jar"))) {
+      List<String> names = Collections.list(ext.entries()).stream().map(JarEntry::getName).toList();
+      assertThat(names).noneMatch(n -> n.startsWith("io/opentelemetry/") || n.startsWith("io/prometheus/"))
+          .contains("dev/gputop/agent/extension/GputopExtension.class", "dev/gputop/inference/InferenceReceiverProvider.class")
+          .anyMatch(n -> n.startsWith("dev/gputop/shaded/com/fasterxml/jackson/"));
+      try (var in = ext.getInputStream(ext.getEntry("META-INF/services/" + CUSTOMIZER_SPI))) {
+        assertThat(new String(in.readAllBytes(), StandardCharsets.UTF_8).trim())
+            .isEqualTo("dev.gputop.agent.extension.GputopExtension");
+      }
+    }
+  }
+
+  // ------------------------------------------------------------------ helpers
+
+  private Map<String, String> otelEnv() {
+    return Map.of(
+        "OTEL_EXPORTER_OTLP_ENDPOINT", otlp.endpoint(),
+        "OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf",
+        "OTEL_METRIC_EXPORT_INTERVAL", "1000",
+        "OTEL_SERVICE_NAME", "gateway",
+        "OTEL_RESOURCE_ATTRIBUTES", "team=infra");
+  }
+
+  /** Until every server is up in OTLP and the re-exported histograms arrived. */
+  private void awaitMetrics() throws Exception {
+    await(() -> upServers().size() == 4 && !otlp.latest("gen_ai.server.time_to_first_token").isEmpty(),
+        "gputop.inference.up = 1 for the four servers and gen_ai.server.time_to_first_token");
+  }
+
+  private Set<String> upServers() {
+    Set<String> up = new HashSet<>();
+    for (OtlpHttpReceiver.Found f : otlp.latest("gputop.inference.up")) {
+      for (NumberDataPoint p : f.metric().getGauge().getDataPointsList()) {
+        if (p.getAsInt() == 1 || p.getAsDouble() == 1.0) {
+          up.add(OtlpHttpReceiver.attributes(p.getAttributesList()).get("server"));
+        }
+      }
+    }
+    return up;
+  }
+
+  private void assertServerAndEngineAttributes() {
+    Map<String, String> engines = new HashMap<>();
+    for (OtlpHttpReceiver.Found f : otlp.latest("gputop.inference.up")) {
+      for (NumberDataPoint p : f.metric().getGauge().getDataPointsList()) {
+        Map<String, String> a = OtlpHttpReceiver.attributes(p.getAttributesList());
+        engines.put(a.get("server"), a.get("engine"));
+      }
+    }
+    for (Replica r : replicas.replicas()) {
+      assertThat(engines).containsEntry(r.name(), r.engine());
+    }
+    Metric hist = otlp.latest("gen_ai.server.time_to_first_token").get(0).metric();
+    assertThat(hist.getHistogram().getDataPointsList()).isNotEmpty();
+    assertThat(hist.getUnit()).isEqualTo("s");
+  }
+
+  private ResourceMetrics sharedResource() {
+    for (ExportMetricsServiceRequest req : otlp.requests) {
+      for (ResourceMetrics rm : req.getResourceMetricsList()) {
+        Set<String> names = metricNames(rm);
+        if (names.contains("gputop.inference.up") && names.contains("gen_ai.server.time_to_first_token")
+            && names.stream().anyMatch(n -> n.startsWith("jvm."))) {
+          return rm;
+        }
+      }
+    }
+    return null;
+  }
+
+  private static Set<String> metricNames(ResourceMetrics rm) {
+    Set<String> names = new HashSet<>();
+    for (ScopeMetrics sm : rm.getScopeMetricsList()) {
+      for (Metric m : sm.getMetricsList()) {
+        names.add(m.getName());
+      }
+    }
+    return names;
+  }
+
+  private void await(BooleanSupplier condition, String what) throws Exception {
+    await(() -> condition.getAsBoolean() ? Boolean.TRUE : null, what);
+  }
+
+  private <T> T await(java.util.function.Supplier<T> value, String what) throws Exception {
+    long deadline = System.nanoTime() + METRICS_WAIT.toNanos();
+    while (System.nanoTime() < deadline) {
+      T v = value.get();
+      if (v != null) {
+        return v;
+      }
+      if (!host.process.isAlive()) {
+        throw new AssertionError("host exited with " + host.process.exitValue() + "; stderr:\n" + host.err());
+      }
+      Thread.sleep(200);
+    }
+    throw new AssertionError("not within " + METRICS_WAIT + ": " + what + "; " + otlp.requests.size()
+        + " OTLP requests; up: " + upServers() + "; stderr:\n" + host.err());
+  }
+
+  /** A host application JVM with its output captured to files. */
+  static final class Host implements AutoCloseable {
+    final Process process;
+    final Path stdout;
+    final Path stderr;
+    final Path stop;
+
+    private Host(Process process, Path stdout, Path stderr, Path stop) {
+      this.process = process;
+      this.stdout = stdout;
+      this.stderr = stderr;
+      this.stop = stop;
+    }
+
+    static Host start(Path dir, Map<String, String> env, List<String> jvmArgs, Path stop) throws Exception {
+      List<String> cmd = new ArrayList<>();
+      cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+      cmd.addAll(jvmArgs);
+      // Only the application on its class path, as in production (not the test classes and their services).
+      Path classes = Path.of(HostApp.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+      Path app = dir.resolve("app");
+      Path cls = Path.of(HostApp.class.getName().replace('.', '/') + ".class");
+      Files.createDirectories(app.resolve(cls).getParent());
+      Files.copy(classes.resolve(cls), app.resolve(cls), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+      cmd.add("-cp");
+      cmd.add(app.toString());
+      cmd.add(HostApp.class.getName());
+      cmd.add(stop.toString());
+      ProcessBuilder pb = new ProcessBuilder(cmd).directory(dir.toFile());
+      pb.environment().keySet().removeIf(k -> k.startsWith("OTEL_") || k.startsWith("JAVA_TOOL"));
+      pb.environment().putAll(env);
+      Path out = Files.createTempFile(dir, "host", ".out");
+      Path err = Files.createTempFile(dir, "host", ".err");
+      pb.redirectOutput(out.toFile());
+      pb.redirectError(err.toFile());
+      return new Host(pb.start(), out, err, stop);
+    }
+
+    String out() throws IOException {
+      return Files.readString(stdout, StandardCharsets.UTF_8);
+    }
+
+    String err() {
+      try {
+        return Files.readString(stderr, StandardCharsets.UTF_8);
+      } catch (IOException e) {
+        return "(stderr unreadable: " + e + ")";
+      }
+    }
+
+    void awaitStdout(String line) throws Exception {
+      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+      while (!out().contains(line)) {
+        if (System.nanoTime() > deadline || !process.isAlive()) {
+          throw new AssertionError("host never printed '" + line + "'; stderr:\n" + err());
+        }
+        Thread.sleep(20);
+      }
+    }
+
+    /**
+     * Lets the application's main return and expects the JVM to exit by itself (no non-daemon
+     * thread left behind), with status 0 and exactly the application's own stdout.
+     */
+    void stopAndAssertCleanExit() throws Exception {
+      Files.writeString(stop, "");
+      long t0 = System.nanoTime();
+      boolean exited = process.waitFor(20, TimeUnit.SECONDS);
+      long ms = (System.nanoTime() - t0) / 1_000_000;
+      assertThat(exited).as("host exited after main returned; stderr:\n" + err()).isTrue();
+      assertThat(process.exitValue()).isZero();
+      assertThat(out()).isEqualTo(HostApp.SERVING + System.lineSeparator() + HostApp.DONE + System.lineSeparator());
+      assertThat(err()).doesNotContain("SEVERE").doesNotContain("Exception");
+      System.out.println("[AttachIT] host exited " + ms + " ms after main returned");
+    }
+
+    @Override
+    public void close() {
+      if (process.isAlive()) {
+        process.destroyForcibly();
+      }
+    }
+  }
+}

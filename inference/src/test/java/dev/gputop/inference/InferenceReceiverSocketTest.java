@@ -1,0 +1,134 @@
+package dev.gputop.inference;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import com.sun.net.httpserver.HttpServer;
+import dev.gputop.config.AgentConfig;
+import dev.gputop.config.Clock;
+import dev.gputop.config.DiscoveryConfig;
+import dev.gputop.config.HealthStatus;
+import dev.gputop.config.InferenceConfig;
+import dev.gputop.config.Receiver;
+import dev.gputop.config.ReceiverContext;
+import dev.gputop.config.ScrapeConfig;
+import dev.gputop.inference.export.ServerEntry;
+import dev.gputop.inference.testing.ManualClock;
+import dev.gputop.nvml.ProcessOwnerLookup;
+import io.opentelemetry.api.OpenTelemetry;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The provider's receiver with the real HttpScraper against a loopback HTTP server serving the
+ * fixtures, and a closed port for a configured endpoint that can't be scraped.
+ */
+class InferenceReceiverSocketTest {
+
+  private HttpServer server;
+  private final AtomicReference<String> body = new AtomicReference<>();
+  private final ManualClock clock = new ManualClock();
+
+  @BeforeEach
+  void start() throws Exception {
+    server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    server.createContext("/metrics", ex -> {
+      byte[] b = body.get().getBytes(StandardCharsets.UTF_8);
+      ex.getResponseHeaders().set("Content-Type", "text/plain; version=0.0.4");
+      ex.sendResponseHeaders(200, b.length);
+      try (OutputStream out = ex.getResponseBody()) {
+        out.write(b);
+      }
+    });
+    server.start();
+  }
+
+  @AfterEach
+  void stop() {
+    server.stop(0);
+  }
+
+  @Test
+  void create_scrapesARealEndpointAndReportsAClosedPort() throws Exception {
+    int port = server.getAddress().getPort();
+    int closedPort;
+    try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      closedPort = s.getLocalPort();
+    }
+    InferenceConfig inference = new InferenceConfig(true, Duration.ofMinutes(1),
+        new DiscoveryConfig(false, DiscoveryConfig.Scope.GPU, "/proc"),
+        List.of(InferenceReceiverTest.endpoint("tgi", "http://127.0.0.1:" + port + "/metrics"),
+            InferenceReceiverTest.endpoint("gone", "http://127.0.0.1:" + closedPort + "/metrics")),
+        new ScrapeConfig(Duration.ofSeconds(2), 1 << 20, 64 << 10, 200_000, 64, 4));
+    AgentConfig defaults = AgentConfig.defaults();
+    AgentConfig config = new AgentConfig(Duration.ofSeconds(3), "off", inference, defaults.nvml(),
+        defaults.kubernetes());
+    Context context = new Context(config, clock);
+    try (Receiver r = new InferenceReceiverProvider().create(context)) {
+      assertThat(context.services.get(ProcessOwnerLookup.class)).isSameAs(r);
+      body.set(InferenceReceiverTest.fixture("tgi", "tgi-v3", 0));
+      r.refresh();
+      clock.advanceSeconds(10);
+      body.set(InferenceReceiverTest.fixture("tgi", "tgi-v3", 1));
+      r.refresh();
+      @SuppressWarnings("unchecked")
+      List<ServerEntry> servers = (List<ServerEntry>) r.snapshotSections().get("inference");
+      ServerEntry tgi = servers.get(0);
+      assertThat(tgi.engine()).isEqualTo("tgi");
+      assertThat(tgi.state()).isEqualTo("up");
+      assertThat(tgi.requestsPerSecond()).isCloseTo(5.0, within(1e-9));
+      assertThat(tgi.ttft()).isNull();
+      ServerEntry gone = servers.get(1);
+      assertThat(gone.state()).isEqualTo("down");
+      assertThat(gone.error()).isNotBlank();
+      assertThat(r.health().state()).isEqualTo(HealthStatus.State.UNHEALTHY);
+      assertThat(r.health().reasons()).singleElement().asString().contains("gone");
+    }
+  }
+
+  /** A minimal receiver context. */
+  static final class Context implements ReceiverContext {
+    final AgentConfig config;
+    final Clock clock;
+    final Map<Class<?>, Object> services = new HashMap<>();
+
+    Context(AgentConfig config, Clock clock) {
+      this.config = config;
+      this.clock = clock;
+    }
+
+    @Override
+    public AgentConfig config() {
+      return config;
+    }
+
+    @Override
+    public OpenTelemetry openTelemetry() {
+      return OpenTelemetry.noop();
+    }
+
+    @Override
+    public Clock clock() {
+      return clock;
+    }
+
+    @Override
+    public <T> void publish(Class<T> type, T service) {
+      services.put(type, service);
+    }
+
+    @Override
+    public <T> T lookup(Class<T> type) {
+      return type.cast(services.get(type));
+    }
+  }
+}

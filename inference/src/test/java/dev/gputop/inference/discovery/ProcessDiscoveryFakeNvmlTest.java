@@ -1,0 +1,136 @@
+package dev.gputop.inference.discovery;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.gputop.config.AgentConfig;
+import dev.gputop.config.Clock;
+import dev.gputop.config.DiscoveryConfig;
+import dev.gputop.config.DiscoveryConfig.Scope;
+import dev.gputop.config.InferenceConfig;
+import dev.gputop.config.KubernetesConfig;
+import dev.gputop.config.NvmlConfig;
+import dev.gputop.config.ReceiverContext;
+import dev.gputop.nvml.GpuProcessSource;
+import dev.gputop.nvml.NvmlReceiver;
+import io.opentelemetry.api.OpenTelemetry;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.condition.EnabledOnOs;
+import org.junit.jupiter.api.condition.OS;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Scope gpu end to end: real fake-engine processes, the NVML receiver reading the nvml module's
+ * fake libnvidia-ml that reports those PIDs on its GPUs, and discovery reading the receiver's
+ * published {@link GpuProcessSource} the way the agent wires them.
+ */
+@EnabledOnOs(OS.LINUX)
+@Timeout(120)
+class ProcessDiscoveryFakeNvmlTest {
+
+  @TempDir Path tmp;
+  FakeEngines engines;
+  NvmlReceiver nvml;
+  final TestClock clock = new TestClock();
+
+  @BeforeEach
+  void setUp() throws Exception {
+    Assumptions.assumeTrue(FakeEngines.pythonAvailable(), "python3 is needed to run fake engines");
+    FakeNvml.control().fake_nvml_reset(4);
+    engines = new FakeEngines(tmp);
+  }
+
+  @AfterEach
+  void tearDown() throws Exception {
+    if (nvml != null) {
+      nvml.close();
+    }
+    if (engines != null) {
+      engines.close();
+    }
+  }
+
+  /** The registry the agent hands receivers, reduced to what these two need. */
+  private final class Context implements ReceiverContext {
+    final Map<Class<?>, Object> services = new ConcurrentHashMap<>();
+    final AgentConfig config = new AgentConfig(AgentConfig.DEFAULT_REFRESH, AgentConfig.DEFAULT_LISTEN,
+        InferenceConfig.defaults(), new NvmlConfig(true, FakeNvml.path().toString()), KubernetesConfig.defaults());
+
+    @Override
+    public AgentConfig config() {
+      return config;
+    }
+
+    @Override
+    public OpenTelemetry openTelemetry() {
+      return OpenTelemetry.noop();
+    }
+
+    @Override
+    public Clock clock() {
+      return clock;
+    }
+
+    @Override
+    public <T> void publish(Class<T> type, T service) {
+      services.put(type, service);
+    }
+
+    @Override
+    public <T> T lookup(Class<T> type) {
+      return type.cast(services.get(type));
+    }
+  }
+
+  @Test
+  void discover_gpuScope_gpusFromTheFakeNvmlLibrary() throws Exception {
+    int vllmPort = FakeEngines.freePort();
+    int llamaPort = FakeEngines.freePort();
+    Process vllm = engines.run("vllm", "serve", "m", "--port", Integer.toString(vllmPort), "--v1-workers", "2");
+    Process llama = engines.run("llama-server", "-m", "x.gguf", "--port", Integer.toString(llamaPort));
+    Process cpuOnly = engines.run("llama-server", "-m", "y.gguf", "--port", Integer.toString(FakeEngines.freePort()));
+    FakeEngines.awaitPort(vllmPort);
+    FakeEngines.awaitPort(llamaPort);
+    FakeEngines.awaitDescendants(vllm, 3);
+    List<ProcessHandle> workers = vllm.toHandle().descendants()
+        .filter(h -> h.parent().map(p -> p.pid() != vllm.pid()).orElse(false))
+        .sorted(Comparator.comparingLong(ProcessHandle::pid))
+        .toList();
+    assertThat(workers).hasSize(2);
+    FakeNvml.Control fake = FakeNvml.control();
+    fake.fake_nvml_add_process(0, (int) workers.get(0).pid(), 20L << 30);
+    fake.fake_nvml_add_process(1, (int) workers.get(1).pid(), 20L << 30);
+    fake.fake_nvml_add_process(3, (int) llama.pid(), 4L << 30);
+
+    Context ctx = new Context();
+    nvml = NvmlReceiver.create(ctx);
+    nvml.refresh();
+    ProcessDiscovery discovery = new ProcessDiscovery(new DiscoveryConfig(true, Scope.GPU, "/proc"),
+        KubernetesConfig.defaults(), () -> ctx.lookup(GpuProcessSource.class), clock);
+
+    DiscoveryResult r = discovery.discover();
+
+    assertThat(r.notes()).isEmpty();
+    assertThat(r.servers()).extracting(DiscoveredServer::name)
+        .containsExactly("llamacpp-" + llamaPort, "vllm-" + vllmPort);
+    DiscoveredServer v = r.servers().get(1);
+    assertThat(v.gpus()).containsExactly(0, 1);
+    Set<Long> tree = vllm.toHandle().descendants().map(ProcessHandle::pid).collect(Collectors.toSet());
+    tree.add(vllm.pid());
+    assertThat(Set.copyOf(v.pids())).isEqualTo(tree);
+    assertThat(r.servers().get(0).gpus()).containsExactly(3);
+    assertThat(r.servers().get(0).pids()).containsExactly(llama.pid());
+    // A llama-server on no GPU is not a GPU-scope server.
+    assertThat(r.servers()).noneMatch(s -> s.pids().contains(cpuOnly.pid()));
+  }
+}

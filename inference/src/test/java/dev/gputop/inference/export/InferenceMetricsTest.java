@@ -1,0 +1,165 @@
+package dev.gputop.inference.export;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.gputop.config.HealthStatus;
+import dev.gputop.inference.stats.LatencyStats;
+import dev.gputop.inference.stats.ServerStats;
+import io.opentelemetry.api.common.AttributeKey;
+import io.opentelemetry.api.common.Attributes;
+import io.opentelemetry.sdk.OpenTelemetrySdk;
+import io.opentelemetry.sdk.metrics.SdkMeterProvider;
+import io.opentelemetry.sdk.metrics.data.MetricData;
+import io.opentelemetry.sdk.metrics.data.PointData;
+import io.opentelemetry.sdk.testing.exporter.InMemoryMetricReader;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** The gauges as the SDK collects them: names, units, attributes, and no point for N/A. */
+class InferenceMetricsTest {
+
+  private final InMemoryMetricReader reader = InMemoryMetricReader.create();
+  private final SdkMeterProvider provider = SdkMeterProvider.builder().registerMetricReader(reader).build();
+  private final OpenTelemetrySdk sdk = OpenTelemetrySdk.builder().setMeterProvider(provider).build();
+  private final AtomicReference<InferenceSnapshot> snapshot = new AtomicReference<>(InferenceSnapshot.empty());
+
+  @AfterEach
+  void close() {
+    provider.close();
+  }
+
+  private static InferenceSnapshot snapshotOf(List<StatsPoint> points, Map<Attributes, Long> up) {
+    InferenceSnapshot e = InferenceSnapshot.empty();
+    return new InferenceSnapshot(List.of(), e.overview(), List.of(), e.discovery(), HealthStatus.healthy(),
+        points, up, List.of(), Map.of());
+  }
+
+  private MetricData metric(Collection<MetricData> all, String name) {
+    return all.stream().filter(m -> m.getName().equals(name)).findFirst().orElse(null);
+  }
+
+  private static List<? extends PointData> points(MetricData m) {
+    return List.copyOf(m.getData().getPoints());
+  }
+
+  @Test
+  void collect_exportsEveryDocumentedGaugeWithServerAndEngine() {
+    LatencyStats l = new LatencyStats(0.3, 0.25, 0.6, 0.9, 40L);
+    ServerStats s = new ServerStats(5, 1, 0.61, 0.55, 4.0, 900.0, 1100.0, 0.3, l, l, l, l, 0.35);
+    snapshot.set(snapshotOf(List.of(StatsPoint.of("chat", "vllm", null, s)),
+        Map.of(StatsPoint.upAttributes("chat", "vllm", "up"), 1L)));
+    try (InferenceMetrics m = new InferenceMetrics(sdk, snapshot::get)) {
+      Collection<MetricData> all = reader.collectAllMetrics();
+      Set<String> names = all.stream().map(MetricData::getName).collect(Collectors.toCollection(TreeSet::new));
+      assertThat(names).containsExactlyInAnyOrder(
+          "gputop.inference.up", "gputop.inference.requests.running", "gputop.inference.requests.waiting",
+          "gputop.inference.kv_cache.usage", "gputop.inference.prefix_cache.hit_ratio",
+          "gputop.inference.request.rate", "gputop.inference.prompt_tokens.rate",
+          "gputop.inference.generation_tokens.rate", "gputop.inference.preemption.rate",
+          "gputop.inference.ttft", "gputop.inference.itl", "gputop.inference.e2e", "gputop.inference.queue",
+          "gputop.inference.ttft.mean", "gputop.inference.itl.mean", "gputop.inference.e2e.mean",
+          "gputop.inference.queue.mean", "gputop.inference.ttft.count", "gputop.inference.itl.count",
+          "gputop.inference.e2e.count", "gputop.inference.queue.count",
+          "gputop.inference.ttft_approx.mean");
+      MetricData running = metric(all, "gputop.inference.requests.running");
+      assertThat(running.getUnit()).isEqualTo("{request}");
+      assertThat(running.getLongGaugeData().getPoints()).singleElement().satisfies(p -> {
+        assertThat(p.getValue()).isEqualTo(5);
+        assertThat(p.getAttributes()).isEqualTo(Attributes.of(
+            AttributeKey.stringKey("server"), "chat", AttributeKey.stringKey("engine"), "vllm"));
+      });
+      assertThat(metric(all, "gputop.inference.kv_cache.usage").getDoubleGaugeData().getPoints())
+          .singleElement().satisfies(p -> assertThat(p.getValue()).isEqualTo(0.61));
+      MetricData ttft = metric(all, "gputop.inference.ttft");
+      assertThat(ttft.getUnit()).isEqualTo("s");
+      assertThat(ttft.getDoubleGaugeData().getPoints())
+          .extracting(p -> p.getAttributes().get(AttributeKey.stringKey("quantile")) + "=" + p.getValue())
+          .containsExactlyInAnyOrder("0.5=0.25", "0.9=0.6", "0.99=0.9");
+      assertThat(metric(all, "gputop.inference.ttft.count").getLongGaugeData().getPoints())
+          .singleElement().satisfies(p -> assertThat(p.getValue()).isEqualTo(40));
+      assertThat(metric(all, "gputop.inference.up").getLongGaugeData().getPoints())
+          .singleElement().satisfies(p -> {
+            assertThat(p.getValue()).isEqualTo(1);
+            assertThat(p.getAttributes().get(AttributeKey.stringKey("state"))).isEqualTo("up");
+          });
+    }
+  }
+
+  @Test
+  void collect_notApplicableValuesHaveNoDataPoint() {
+    // TGI: no KV cache, no TTFT; a latency with no request in the window has only its count.
+    LatencyStats empty = new LatencyStats(null, null, null, null, 0L);
+    ServerStats s = new ServerStats(8, 3, null, null, 5.0, 1000.0, 1200.0, null, null, empty, empty, empty, 0.2);
+    snapshot.set(snapshotOf(List.of(StatsPoint.of("tgi", "tgi", null, s)), Map.of()));
+    try (InferenceMetrics m = new InferenceMetrics(sdk, snapshot::get)) {
+      Collection<MetricData> all = reader.collectAllMetrics();
+      assertThat(metric(all, "gputop.inference.kv_cache.usage")).isNull();
+      assertThat(metric(all, "gputop.inference.ttft")).isNull();
+      assertThat(metric(all, "gputop.inference.preemption.rate")).isNull();
+      assertThat(metric(all, "gputop.inference.itl")).isNull();
+      assertThat(points(metric(all, "gputop.inference.itl.count"))).hasSize(1);
+      assertThat(points(metric(all, "gputop.inference.request.rate"))).hasSize(1);
+      // The approximation has its own name; it never fills the TTFT gauges.
+      assertThat(metric(all, "gputop.inference.ttft_approx.mean").getDoubleGaugeData().getPoints())
+          .singleElement().satisfies(p -> assertThat(p.getValue()).isEqualTo(0.2));
+    }
+  }
+
+  @Test
+  void collect_perModelPointsCarryTheModelAttribute() {
+    ServerStats total = new ServerStats(3, null, null, null, null, null, null, null, null, null, null, null, null);
+    ServerStats a = new ServerStats(2, null, null, null, null, null, null, null, null, null, null, null, null);
+    snapshot.set(snapshotOf(List.of(StatsPoint.of("ray", "vllm", null, total),
+        StatsPoint.of("ray", "vllm", "model-a", a)), Map.of()));
+    try (InferenceMetrics m = new InferenceMetrics(sdk, snapshot::get)) {
+      MetricData running = metric(reader.collectAllMetrics(), "gputop.inference.requests.running");
+      assertThat(running.getLongGaugeData().getPoints())
+          .extracting(p -> p.getAttributes().get(AttributeKey.stringKey("model")) + "=" + p.getValue())
+          .containsExactlyInAnyOrder("null=3", "model-a=2");
+    }
+  }
+
+  @Test
+  void docsMetricsMd_listsEveryGaugeWithItsUnit() throws Exception {
+    java.nio.file.Path doc = java.nio.file.Path.of("..", "docs", "metrics.md");
+    org.junit.jupiter.api.Assumptions.assumeTrue(java.nio.file.Files.exists(doc), "docs/metrics.md not found");
+    String text = java.nio.file.Files.readString(doc);
+    int from = text.indexOf("## Inference receiver: windowed serving statistics");
+    int to = text.indexOf("### Source metric per engine");
+    String section = text.substring(from, to);
+    LatencyStats l = new LatencyStats(0.3, 0.25, 0.6, 0.9, 40L);
+    snapshot.set(snapshotOf(List.of(StatsPoint.of("s", "vllm", null,
+        new ServerStats(1, 1, 0.5, 0.5, 1.0, 1.0, 1.0, 1.0, l, l, l, l, 0.4))),
+        Map.of(StatsPoint.upAttributes("s", "vllm", "up"), 1L)));
+    try (InferenceMetrics m = new InferenceMetrics(sdk, snapshot::get)) {
+      for (MetricData d : reader.collectAllMetrics()) {
+        String name = d.getName();
+        String row = section.lines().filter(line -> line.contains("`" + name + "`")).findFirst().orElse(null);
+        if (row == null) {
+          // The .mean and .count rows list the other latencies as "(and `.itl.mean`, …)".
+          String shortName = name.substring("gputop.inference".length());
+          row = section.lines().filter(line -> line.contains("`" + shortName + "`")).findFirst().orElse(null);
+        }
+        assertThat(row).as("row for %s in docs/metrics.md", name).isNotNull();
+        assertThat(row).as("unit of %s", name).contains("| `" + d.getUnit() + "` |");
+      }
+    }
+  }
+
+  @Test
+  void close_unregistersTheCallbacks() {
+    ServerStats s = new ServerStats(1, null, null, null, null, null, null, null, null, null, null, null, null);
+    snapshot.set(snapshotOf(List.of(StatsPoint.of("x", "vllm", null, s)), Map.of()));
+    InferenceMetrics m = new InferenceMetrics(sdk, snapshot::get);
+    m.close();
+    m.close();
+    assertThat(reader.collectAllMetrics()).isEmpty();
+  }
+}
