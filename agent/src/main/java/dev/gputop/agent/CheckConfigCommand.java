@@ -17,8 +17,9 @@ import picocli.CommandLine.Spec;
     name = "check-config",
     mixinStandardHelpOptions = true,
     description = {
-      "Validate the configuration and print the effective configuration (defaults filled in,",
-      "secrets redacted). Exit 0 when valid, 1 with the key and line when not."
+      "Validate the configuration and print the effective configuration.",
+      "Defaults are filled in and header values redacted. Exit 0 when valid, 1 with the key and",
+      "line when not, 2 when the file can't be read."
     })
 final class CheckConfigCommand implements Callable<Integer> {
 

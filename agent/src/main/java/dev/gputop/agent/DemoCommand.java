@@ -35,8 +35,9 @@ import picocli.CommandLine.Spec;
     name = "demo",
     mixinStandardHelpOptions = true,
     description = {
-      "Start local replicas of vLLM (DP 2), SGLang (TP 2), TGI and llama.cpp whose counters move like",
-      "loaded servers, scrape them with the agent and show the live table. No GPU needed."
+      "Scrape local replicas of vLLM, SGLang, TGI and llama.cpp; show a live table.",
+      "The replicas (vLLM DP 2, SGLang TP 2, TGI, llama.cpp) serve the engines' real metrics with",
+      "counters that move like loaded servers. No GPU and no inference server needed."
     })
 final class DemoCommand implements Callable<Integer> {
 

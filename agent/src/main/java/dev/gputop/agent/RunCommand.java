@@ -15,8 +15,9 @@ import picocli.CommandLine.Mixin;
     name = "run",
     mixinStandardHelpOptions = true,
     description = {
-      "Run the agent until SIGTERM or Ctrl-C: refresh the receivers, export over OTLP (OTEL_* settings)",
-      "and serve /metrics, /api/snapshot and /healthz on the configured listen address."
+      "Run the agent until SIGTERM or Ctrl-C.",
+      "Refreshes the receivers every refresh.normal, exports over OTLP (OTEL_* settings) and serves",
+      "/metrics, /api/snapshot and /healthz on the listen address. SIGTERM flushes and exits within 5 s."
     })
 final class RunCommand implements Callable<Integer> {
 

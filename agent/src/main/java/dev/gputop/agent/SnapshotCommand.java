@@ -19,8 +19,9 @@ import picocli.CommandLine.Spec;
     name = "snapshot",
     mixinStandardHelpOptions = true,
     description = {
-      "Run the receivers for a while, print one JSON snapshot (the /api/snapshot document) and exit.",
-      "Rates and percentiles need two scrapes, so D should be at least refresh.normal."
+      "Run the receivers for a while, print one JSON snapshot and exit.",
+      "The document is the one /api/snapshot serves (docs/json-schema.md). Rates and percentiles",
+      "need two scrapes, so D should be at least refresh.normal. Opens no listener, exports nothing."
     })
 final class SnapshotCommand implements Callable<Integer> {
 

@@ -150,9 +150,16 @@ class DemoReplicasIT {
         assertThat(s.get("requestsPerSecond").asDouble()).as(s.get("name").asText()).isPositive();
       }
     }
-    // Every replica generates tokens, and every engine exports a generation counter.
+    // Every engine exports a generation counter. llama.cpp counts a request's tokens when it
+    // finishes, and finishes few, so its rate may be 0 early in the window; the others can't be.
     for (JsonNode s : lastSnapshot.get("inference")) {
-      assertThat(s.get("generationTokensPerSecond").asDouble()).as(s.get("name").asText()).isPositive();
+      JsonNode gen = s.get("generationTokensPerSecond");
+      assertThat(gen.isNumber()).as(s.get("name").asText()).isTrue();
+      if (s.get("name").asText().equals("llamacpp")) {
+        assertThat(gen.asDouble()).isGreaterThanOrEqualTo(0);
+      } else {
+        assertThat(gen.asDouble()).as(s.get("name").asText()).isPositive();
+      }
     }
     for (Replica r : replicas.replicas()) {
       assertThat(engines).containsEntry(r.name(), r.engine());
