@@ -155,6 +155,8 @@ class AttachIT {
     String appUrl = replicas.replica("tgi").url() + "?from=app";
     host = Host.start(dir, Map.of(), List.of(
         "-javaagent:" + otelAgent,
+        // Also the -javaagent form of gputop: it must see the extension and stand down.
+        "-javaagent:" + AgentProcess.jar() + "=config=" + config,
         "-Dotel.javaagent.extensions=" + extension,
         "-Dotel.exporter.otlp.protocol=http/protobuf",
         "-Dotel.exporter.otlp.endpoint=" + otlp.endpoint(),
@@ -184,6 +186,15 @@ class AttachIT {
     // only HTTP client span, though every server was scraped many times by now.
     await(() -> traces.urls().contains(appUrl), "the application's own client span");
     assertThat(traces.urls()).containsOnly(appUrl);
+    // Exported once: the -javaagent copy stood down, so every resource with gputop's metrics is the agent's.
+    await(() -> host.err().contains("stands down"), "-javaagent:gputop-agent.jar standing down");
+    for (ExportMetricsServiceRequest req : otlp.requests) {
+      for (ResourceMetrics rm : req.getResourceMetricsList()) {
+        if (metricNames(rm).contains("gputop.inference.up")) {
+          assertThat(OtlpHttpReceiver.attributes(rm.getResource().getAttributesList())).containsKey("telemetry.distro.name");
+        }
+      }
+    }
 
     host.stopAndAssertCleanExit();
   }
