@@ -16,6 +16,7 @@ public final class MetricsOnlyOpenTelemetry implements OpenTelemetry {
 
   private final OpenTelemetry delegate;
 
+  /** Hands out {@code delegate}'s meters. */
   public MetricsOnlyOpenTelemetry(OpenTelemetry delegate) {
     this.delegate = Objects.requireNonNull(delegate, "delegate");
   }
