@@ -7,12 +7,17 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.tools.attach.VirtualMachine;
 import dev.gputop.agent.demo.DemoReplicas;
 import dev.gputop.agent.demo.Replica;
+import com.sun.net.httpserver.HttpServer;
 import io.opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest;
+import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
 import io.opentelemetry.proto.metrics.v1.Metric;
 import io.opentelemetry.proto.metrics.v1.NumberDataPoint;
 import io.opentelemetry.proto.metrics.v1.ResourceMetrics;
 import io.opentelemetry.proto.metrics.v1.ScopeMetrics;
 import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.http.HttpClient;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -26,12 +31,14 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.zip.GZIPInputStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -56,6 +63,7 @@ class AttachIT {
   private final ObjectMapper json = new ObjectMapper();
   private DemoReplicas replicas;
   private OtlpHttpReceiver otlp;
+  private TraceReceiver traces;
   private Path config;
   private Path stop;
   private Host host;
@@ -64,6 +72,7 @@ class AttachIT {
   void startServers() throws Exception {
     replicas = DemoReplicas.builder().seed(7).restarts(false).start();
     otlp = new OtlpHttpReceiver();
+    traces = new TraceReceiver();
     StringBuilder yaml = new StringBuilder(
         "listen: 127.0.0.1:0\nrefresh:\n  normal: 500ms\nnvml:\n  enabled: false\n"
             + "inference:\n  window: 30s\n  discovery:\n    enabled: false\n  endpoints:\n");
@@ -81,6 +90,7 @@ class AttachIT {
       host.close();
     }
     otlp.close();
+    traces.close();
     replicas.close();
   }
 
@@ -140,6 +150,9 @@ class AttachIT {
     Path extension = Path.of(System.getProperty("gputop.extension.jar"));
     assertThat(otelAgent).isRegularFile();
     assertThat(extension).isRegularFile();
+    // The application fetches one URL itself: its span proves the trace pipeline works, and no
+    // span of gputop's scrapes may sit beside it.
+    String appUrl = replicas.replica("tgi").url() + "?from=app";
     host = Host.start(dir, Map.of(), List.of(
         "-javaagent:" + otelAgent,
         "-Dotel.javaagent.extensions=" + extension,
@@ -148,11 +161,13 @@ class AttachIT {
         "-Dotel.service.name=gateway",
         "-Dotel.resource.attributes=team=infra",
         "-Dotel.metric.export.interval=1000",
-        "-Dotel.traces.exporter=none",
+        "-Dotel.traces.exporter=otlp",
+        "-Dotel.exporter.otlp.traces.endpoint=" + traces.endpoint(),
+        "-Dotel.bsp.schedule.delay=200",
         "-Dotel.logs.exporter=none",
         // gputop's settings through the agent's configuration: the file, and one key on top of it
         "-Dotel.gputop.config=" + config,
-        "-Dotel.gputop.listen=off"), stop);
+        "-Dotel.gputop.listen=off"), stop, List.of(appUrl));
 
     awaitMetrics();
     assertServerAndEngineAttributes();
@@ -165,6 +180,10 @@ class AttachIT {
     assertThat(metricNames(shared)).contains("gputop.inference.up", "gen_ai.server.time_to_first_token");
     // listen=off came through the agent's configuration: no listener was started.
     assertThat(host.err()).contains("gputop-agent extension running").doesNotContain("listening on");
+    // Scrapes ran with the agent's instrumentation suppressed: the application's request is the
+    // only HTTP client span, though every server was scraped many times by now.
+    await(() -> traces.urls().contains(appUrl), "the application's own client span");
+    assertThat(traces.urls()).containsOnly(appUrl);
 
     host.stopAndAssertCleanExit();
   }
@@ -279,6 +298,42 @@ class AttachIT {
         + " OTLP requests; up: " + upServers() + "; stderr:\n" + host.err());
   }
 
+  /** OTLP/HTTP traces on 127.0.0.1: the {@code url.full} of every span received. Thread-safe. */
+  static final class TraceReceiver implements AutoCloseable {
+    private final HttpServer server;
+    private final List<String> urls = new CopyOnWriteArrayList<>();
+
+    TraceReceiver() throws IOException {
+      server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 16);
+      server.createContext("/v1/traces", ex -> {
+        try (ex) {
+          InputStream in = ex.getRequestBody();
+          if ("gzip".equalsIgnoreCase(ex.getRequestHeaders().getFirst("Content-Encoding"))) {
+            in = new GZIPInputStream(in);
+          }
+          ExportTraceServiceRequest req = ExportTraceServiceRequest.parseFrom(in.readAllBytes());
+          req.getResourceSpansList().forEach(rs -> rs.getScopeSpansList().forEach(ss -> ss.getSpansList().forEach(
+              span -> urls.add(OtlpHttpReceiver.attributes(span.getAttributesList()).getOrDefault("url.full", span.getName())))));
+          ex.sendResponseHeaders(200, -1);
+        }
+      });
+      server.start();
+    }
+
+    String endpoint() {
+      return "http://127.0.0.1:" + server.getAddress().getPort() + "/v1/traces";
+    }
+
+    Set<String> urls() {
+      return new HashSet<>(urls);
+    }
+
+    @Override
+    public void close() {
+      server.stop(0);
+    }
+  }
+
   /** A host application JVM with its output captured to files. */
   static final class Host implements AutoCloseable {
     final Process process;
@@ -294,6 +349,11 @@ class AttachIT {
     }
 
     static Host start(Path dir, Map<String, String> env, List<String> jvmArgs, Path stop) throws Exception {
+      return start(dir, env, jvmArgs, stop, List.of());
+    }
+
+    static Host start(Path dir, Map<String, String> env, List<String> jvmArgs, Path stop, List<String> appArgs)
+        throws Exception {
       List<String> cmd = new ArrayList<>();
       cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
       cmd.addAll(jvmArgs);
@@ -307,6 +367,7 @@ class AttachIT {
       cmd.add(app.toString());
       cmd.add(HostApp.class.getName());
       cmd.add(stop.toString());
+      cmd.addAll(appArgs);
       ProcessBuilder pb = new ProcessBuilder(cmd).directory(dir.toFile());
       pb.environment().keySet().removeIf(k -> k.startsWith("OTEL_") || k.startsWith("JAVA_TOOL"));
       pb.environment().putAll(env);

@@ -367,7 +367,10 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
     final boolean configured;
     final ExpositionParser parser;
     final ServerWindow window;
+    static final long RESTART_LOG_INTERVAL_NANOS = 60_000_000_000L;
+
     Engine engine = Engine.UNKNOWN;
+    long lastRestartLogNanos;
     boolean ok;
     boolean scraped;
     String error;
@@ -394,7 +397,13 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
           long at = sampleTime(r, nanos, epoch);
           String restart = window.add(at, r.startEpochNanos() > 0 ? r.startEpochNanos() : epoch, s);
           if (restart != null) {
-            logger.info("inference server " + name + ": statistics window restarted: " + restart);
+            // A server whose counters flap would log every cycle: once a minute at INFO.
+            boolean loud = lastRestartLogNanos == 0 || nanos - lastRestartLogNanos >= RESTART_LOG_INTERVAL_NANOS;
+            if (loud) {
+              lastRestartLogNanos = nanos;
+            }
+            logger.log(loud ? Level.INFO : Level.FINE,
+                "inference server " + name + ": statistics window restarted: " + restart);
           }
           engine = s.engine();
         } catch (ExpositionFormatException ex) {

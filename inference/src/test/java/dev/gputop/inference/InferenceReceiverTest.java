@@ -18,7 +18,6 @@ import dev.gputop.inference.discovery.DiscoveryResult;
 import dev.gputop.inference.discovery.ServerDiscovery;
 import dev.gputop.inference.discovery.SkippedProcess;
 import dev.gputop.inference.export.Alert;
-import dev.gputop.inference.export.InferenceSnapshot;
 import dev.gputop.inference.export.ServerEntry;
 import dev.gputop.inference.scrape.ScrapeResult;
 import dev.gputop.inference.scrape.ScrapeTarget;

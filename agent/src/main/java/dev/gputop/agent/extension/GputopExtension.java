@@ -7,6 +7,7 @@ import dev.gputop.agent.attach.MetricsOnlyOpenTelemetry;
 import dev.gputop.config.AgentConfig;
 import dev.gputop.config.ConfigException;
 import dev.gputop.config.ConfigLoader;
+import dev.gputop.config.ReceiverProvider;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
 import io.opentelemetry.sdk.autoconfigure.spi.AutoConfigurationCustomizer;
 import io.opentelemetry.sdk.autoconfigure.spi.AutoConfigurationCustomizerProvider;
@@ -14,6 +15,7 @@ import io.opentelemetry.sdk.autoconfigure.spi.ConfigProperties;
 import io.opentelemetry.sdk.autoconfigure.spi.internal.AutoConfigureListener;
 import java.io.UncheckedIOException;
 import java.time.Duration;
+import java.util.ServiceLoader;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -29,6 +31,8 @@ import java.util.logging.Logger;
  * built) and keeps the agent's configuration, from which {@link ExtensionSettings} reads gputop's
  * {@code otel.gputop.*} settings. Once the SDK is built, {@link #afterAutoConfigure} starts the
  * receivers on a daemon thread, so the application's start is not delayed by the first scrape.
+ * Their refreshes run with the agent's instrumentation suppressed ({@link UntracedReceivers}), so
+ * scrapes never show up as spans in the application's traces.
  * The SDK's {@link AutoConfigureListener} is used rather than the agent's {@code AgentListener}
  * because it needs nothing beyond the autoconfigure SPI this build already has (see
  * docs/attach.md).
@@ -76,7 +80,8 @@ public final class GputopExtension implements AutoConfigurationCustomizerProvide
           AgentRuntime.builder(config)
               .setOpenTelemetry(new MetricsOnlyOpenTelemetry(sdk))
               .setHistogramProducer(histograms)
-              .setClassLoader(GputopExtension.class.getClassLoader())
+              .setProviders(UntracedReceivers.wrap(
+                  ServiceLoader.load(ReceiverProvider.class, GputopExtension.class.getClassLoader())))
               .build();
       r.start();
       runtime = r;

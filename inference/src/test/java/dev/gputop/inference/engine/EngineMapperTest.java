@@ -2,15 +2,7 @@ package dev.gputop.inference.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.gputop.inference.parse.Exposition;
 import dev.gputop.inference.testing.TextExpositions;
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.List;
-import java.util.stream.Collectors;
-import java.util.stream.Stream;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 /** Recognition and mapping on readable snippets; real captures are in SharedFixturesTest. */

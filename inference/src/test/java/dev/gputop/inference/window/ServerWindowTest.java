@@ -183,4 +183,45 @@ class ServerWindowTest {
     assertThat(l.p50()).isCloseTo(0.1, within(1e-12));
     assertThat(l.p90()).isCloseTo(0.9, within(1e-12));
   }
+
+  /** request_success for engine 0 and, when {@code e1} is not null, engine 1. */
+  private ServerScrape engines(double e0, Double e1) {
+    String text = "vllm:request_success_total{engine=\"0\",finished_reason=\"stop\"} " + e0 + "\n";
+    if (e1 != null) {
+      text += "vllm:request_success_total{engine=\"1\",finished_reason=\"stop\"} " + e1 + "\n";
+    }
+    return mapper.map(TextExpositions.parse(text));
+  }
+
+  @Test
+  void compute_ratesArePerSeriesThenSummedSoAResetInOneSeriesIsCorrected() {
+    // HISTOGRAM.md §4.9: rate per series, then sum. Engine 1 vanishes and comes back lower (its
+    // core restarted); the window does not restart (no consecutive drop), its rate corrects it.
+    ServerWindow w = new ServerWindow(Duration.ofSeconds(60), 64);
+    w.add(0, 0, engines(1000, 100.0));
+    w.add(10 * S, 0, engines(1010, null));
+    assertThat(w.add(20 * S, 0, engines(1020, 10.0))).isNull();
+    // Engine 0: 20 in 20 s = 1/s. Engine 1: 10 − 100 + 100 (reset) = 10 in 20 s = 0.5/s.
+    // (The rate of the sum would be (1030 − 1100) / 20 < 0.)
+    assertThat(WindowStatistics.compute(w, null).requestsPerSecond()).isCloseTo(1.5, within(1e-12));
+  }
+
+  @Test
+  void compute_vanishedSeriesCountsUntilItsSamplesLeaveTheWindow() {
+    // HISTOGRAM.md §4.10: like PromQL after a staleness marker, a series that is gone keeps its
+    // samples in the range until they age out.
+    ServerWindow w = new ServerWindow(Duration.ofSeconds(60), 64);
+    w.add(0, 0, engines(1000, 100.0));
+    w.add(10 * S, 0, engines(1010, 110.0));
+    w.add(20 * S, 0, engines(1020, null));
+    // Engine 0: 1/s. Engine 1: 10 over [0, 10], extrapolated 10 s to the end (< 1.1 × 10):
+    // 10 × (10 + 0 + 10) / 10 / 20 = 1/s.
+    assertThat(WindowStatistics.compute(w, null).requestsPerSecond()).isCloseTo(2.0, within(1e-12));
+    for (int t = 30; t <= 70; t += 10) {
+      w.add(t * S, 0, engines(1000 + t, null));
+    }
+    // At 70 s the range is (10, 70]: engine 1's samples are gone. Engine 0: 50 over 50 s,
+    // extrapolated 10 s back to the range start: 50 × 60 / 50 / 60 = 1/s.
+    assertThat(WindowStatistics.compute(w, null).requestsPerSecond()).isCloseTo(1.0, within(1e-12));
+  }
 }
