@@ -74,7 +74,8 @@ class AttachIT {
     otlp = new OtlpHttpReceiver();
     traces = new TraceReceiver();
     StringBuilder yaml = new StringBuilder(
-        "listen: 127.0.0.1:0\nrefresh:\n  normal: 500ms\nnvml:\n  enabled: false\n"
+        // NVML through the fake libnvidia-ml (two GPUs): JNA must work inside the host's class loaders too.
+        "listen: 127.0.0.1:0\nrefresh:\n  normal: 500ms\nnvml:\n  library: " + FakeNvmlLibrary.path() + "\n"
             + "inference:\n  window: 30s\n  discovery:\n    enabled: false\n  endpoints:\n");
     for (Replica r : replicas.replicas()) {
       yaml.append("    - name: ").append(r.name()).append("\n      url: ").append(r.url()).append('\n');
@@ -155,6 +156,8 @@ class AttachIT {
     String appUrl = replicas.replica("tgi").url() + "?from=app";
     host = Host.start(dir, Map.of(), List.of(
         "-javaagent:" + otelAgent,
+        // Also the -javaagent form of gputop: it must see the extension and stand down.
+        "-javaagent:" + AgentProcess.jar() + "=config=" + config,
         "-Dotel.javaagent.extensions=" + extension,
         "-Dotel.exporter.otlp.protocol=http/protobuf",
         "-Dotel.exporter.otlp.endpoint=" + otlp.endpoint(),
@@ -172,18 +175,31 @@ class AttachIT {
     awaitMetrics();
     assertServerAndEngineAttributes();
     // One resource carries the agent's own JVM metrics and ours: the same SDK exported both.
-    ResourceMetrics shared = await(() -> sharedResource(), "a resource with both jvm.* and gputop.* metrics");
+    ResourceMetrics shared = await(() -> sharedResource("gputop.inference.up"), "a resource with both jvm.* and gputop.* metrics");
     Map<String, String> resource = OtlpHttpReceiver.attributes(shared.getResource().getAttributesList());
     assertThat(resource).containsEntry("service.name", "gateway").containsEntry("team", "infra")
         .containsEntry("telemetry.distro.name", "opentelemetry-java-instrumentation")
         .containsKey("telemetry.distro.version");
     assertThat(metricNames(shared)).contains("gputop.inference.up", "gen_ai.server.time_to_first_token");
+    // JNA and the fake libnvidia-ml work inside the OpenTelemetry Java agent's extension class loader.
+    ResourceMetrics withGpus = await(() -> sharedResource("hw.gpu.utilization"), "hw.gpu.utilization in the agent's resource");
+    assertThat(OtlpHttpReceiver.attributes(withGpus.getResource().getAttributesList()))
+        .containsEntry("telemetry.distro.name", "opentelemetry-java-instrumentation");
     // listen=off came through the agent's configuration: no listener was started.
     assertThat(host.err()).contains("gputop-agent extension running").doesNotContain("listening on");
     // Scrapes ran with the agent's instrumentation suppressed: the application's request is the
     // only HTTP client span, though every server was scraped many times by now.
     await(() -> traces.urls().contains(appUrl), "the application's own client span");
     assertThat(traces.urls()).containsOnly(appUrl);
+    // Exported once: the -javaagent copy stood down, so every resource with gputop's metrics is the agent's.
+    await(() -> host.err().contains("stands down"), "-javaagent:gputop-agent.jar standing down");
+    for (ExportMetricsServiceRequest req : otlp.requests) {
+      for (ResourceMetrics rm : req.getResourceMetricsList()) {
+        if (metricNames(rm).contains("gputop.inference.up")) {
+          assertThat(OtlpHttpReceiver.attributes(rm.getResource().getAttributesList())).containsKey("telemetry.distro.name");
+        }
+      }
+    }
 
     host.stopAndAssertCleanExit();
   }
@@ -221,10 +237,22 @@ class AttachIT {
         "OTEL_RESOURCE_ATTRIBUTES", "team=infra");
   }
 
-  /** Until every server is up in OTLP and the re-exported histograms arrived. */
+  /** Until every server is up in OTLP, the re-exported histograms arrived and both fake GPUs. */
   private void awaitMetrics() throws Exception {
-    await(() -> upServers().size() == 4 && !otlp.latest("gen_ai.server.time_to_first_token").isEmpty(),
-        "gputop.inference.up = 1 for the four servers and gen_ai.server.time_to_first_token");
+    await(() -> upServers().size() == 4 && !otlp.latest("gen_ai.server.time_to_first_token").isEmpty()
+            && gpus().size() == 2,
+        "gputop.inference.up = 1 for the four servers, gen_ai.server.time_to_first_token and hw.gpu.utilization of two GPUs");
+  }
+
+  private Set<String> gpus() {
+    Set<String> ids = new HashSet<>();
+    for (OtlpHttpReceiver.Found f : otlp.latest("hw.gpu.utilization")) {
+      for (NumberDataPoint p : f.metric().getGauge().getDataPointsList()) {
+        ids.add(OtlpHttpReceiver.attributes(p.getAttributesList()).get("hw.id"));
+      }
+    }
+    ids.remove(null);
+    return ids;
   }
 
   private Set<String> upServers() {
@@ -255,11 +283,12 @@ class AttachIT {
     assertThat(hist.getUnit()).isEqualTo("s");
   }
 
-  private ResourceMetrics sharedResource() {
+  /** A resource that carries {@code ours}, the re-exported TTFT histogram and the agent's jvm.* metrics. */
+  private ResourceMetrics sharedResource(String ours) {
     for (ExportMetricsServiceRequest req : otlp.requests) {
       for (ResourceMetrics rm : req.getResourceMetricsList()) {
         Set<String> names = metricNames(rm);
-        if (names.contains("gputop.inference.up") && names.contains("gen_ai.server.time_to_first_token")
+        if (names.contains(ours) && names.contains("gen_ai.server.time_to_first_token")
             && names.stream().anyMatch(n -> n.startsWith("jvm."))) {
           return rm;
         }
