@@ -29,7 +29,7 @@ public final class Main implements Runnable {
   public static void main(String[] args) {
     configureLogging();
     StartupWarmup.startFor(args);
-    System.exit(commandLine().execute(args));
+    System.exit(commandLine(args).execute(args));
   }
 
   static void configureLogging() {
@@ -39,9 +39,33 @@ public final class Main implements Runnable {
     }
   }
 
-  /** The command line with the exit-code mapping of SPEC.md section 5. */
+  /**
+   * The command line for {@code args}: when the first argument names a command, a root that holds
+   * only that command. Picocli reflects over every registered command when it builds its model,
+   * which costs start-up time the agent needs for its first scrape; usage text, error messages and
+   * exit codes are the same either way. Anything else (no command, {@code --help}, a typo) gets
+   * the full command line.
+   */
+  static CommandLine commandLine(String... args) {
+    if (args.length > 0) {
+      for (Class<?> c : Main.class.getAnnotation(Command.class).subcommands()) {
+        Command command = c.getAnnotation(Command.class);
+        if (command != null && command.name().equals(args[0])) {
+          CommandLine cl = new CommandLine(new SingleCommandRoot());
+          cl.addSubcommand(command.name(), c);
+          return withExitCodes(cl);
+        }
+      }
+    }
+    return commandLine();
+  }
+
+  /** The whole command line with the exit-code mapping of SPEC.md section 5. */
   static CommandLine commandLine() {
-    CommandLine cl = new CommandLine(new Main());
+    return withExitCodes(new CommandLine(new Main()));
+  }
+
+  private static CommandLine withExitCodes(CommandLine cl) {
     cl.setExecutionExceptionHandler(
         (e, cmd, parseResult) -> {
           if (e instanceof dev.gputop.config.ConfigException) {
@@ -70,6 +94,18 @@ public final class Main implements Runnable {
   @Override
   public void run() {
     new CommandLine(this).usage(System.out);
+  }
+
+  /** The root of {@link #commandLine(String...)}'s one-command line: Main without its commands. */
+  @Command(
+      name = "gputop-agent",
+      mixinStandardHelpOptions = true,
+      versionProvider = Main.Version.class)
+  static final class SingleCommandRoot implements Runnable {
+    @Override
+    public void run() {
+      commandLine().usage(System.out);
+    }
   }
 
   /** Prints the agent's version. */

@@ -23,7 +23,7 @@ class MainTest {
   record Result(int code, String out, String err) {}
 
   static Result run(String... args) {
-    CommandLine cl = Main.commandLine();
+    CommandLine cl = Main.commandLine(args);
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
     cl.setOut(new PrintWriter(out, true));
@@ -131,6 +131,24 @@ class MainTest {
       assertThat(r.out()).as(cmd).contains("--config");
     }
     assertThat(run("--help").out()).contains("run").contains("snapshot").contains("check-config");
+  }
+
+  @Test
+  void commandLine_oneCommandRootBehavesLikeTheFullOne() {
+    CommandLine single = Main.commandLine("snapshot", "--frobnicate");
+    assertThat(single.getSubcommands()).containsOnlyKeys("snapshot");
+    assertThat(Main.commandLine("--help").getSubcommands()).containsKeys("run", "snapshot", "check-config", "demo", "version");
+    for (boolean full : List.of(true, false)) {
+      CommandLine cl = full ? Main.commandLine() : Main.commandLine("snapshot");
+      StringWriter err = new StringWriter();
+      cl.setErr(new PrintWriter(err, true));
+      assertThat(cl.execute("snapshot", "--frobnicate")).isEqualTo(ExitCodes.CONFIG);
+      assertThat(err.toString()).contains("Try 'gputop-agent snapshot --help'.");
+      StringWriter out = new StringWriter();
+      cl.setOut(new PrintWriter(out, true));
+      cl.execute("snapshot", "--help");
+      assertThat(out.toString()).startsWith("Usage: gputop-agent snapshot ");
+    }
   }
 
   @Test
