@@ -30,7 +30,6 @@ import javax.net.ssl.SSLEngine;
 import javax.net.ssl.TrustManager;
 import javax.net.ssl.TrustManagerFactory;
 import javax.net.ssl.X509ExtendedKeyManager;
-import javax.net.ssl.X509ExtendedTrustManager;
 
 /**
  * Builds the {@link SSLContext} of a configured endpoint from PEM files with the JDK alone: a CA
@@ -214,35 +213,6 @@ final class TlsContexts {
     @Override
     public PrivateKey getPrivateKey(String alias) {
       return CLIENT_ALIAS.equals(alias) ? key : null;
-    }
-  }
-
-  /**
-   * {@code tls.insecureSkipVerify}: accepts every server certificate. Being an extended trust
-   * manager, it also disables JSSE's host name check, which lives in the trust manager.
-   */
-  private static final class TrustAllManager extends X509ExtendedTrustManager {
-    @Override
-    public void checkClientTrusted(X509Certificate[] chain, String authType, Socket socket) {}
-
-    @Override
-    public void checkServerTrusted(X509Certificate[] chain, String authType, Socket socket) {}
-
-    @Override
-    public void checkClientTrusted(X509Certificate[] chain, String authType, SSLEngine engine) {}
-
-    @Override
-    public void checkServerTrusted(X509Certificate[] chain, String authType, SSLEngine engine) {}
-
-    @Override
-    public void checkClientTrusted(X509Certificate[] chain, String authType) {}
-
-    @Override
-    public void checkServerTrusted(X509Certificate[] chain, String authType) {}
-
-    @Override
-    public X509Certificate[] getAcceptedIssuers() {
-      return new X509Certificate[0];
     }
   }
 }

@@ -2,6 +2,7 @@ package dev.gputop.inference.discovery.kubernetes;
 
 import dev.gputop.config.Clock;
 import dev.gputop.config.KubernetesConfig;
+import dev.gputop.inference.scrape.TrustAllManager;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
@@ -16,17 +17,14 @@ import java.security.GeneralSecurityException;
 import java.security.KeyStore;
 import java.security.cert.Certificate;
 import java.security.cert.CertificateFactory;
-import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.function.Function;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import javax.net.ssl.SSLContext;
-import javax.net.ssl.SSLEngine;
 import javax.net.ssl.TrustManager;
 import javax.net.ssl.TrustManagerFactory;
-import javax.net.ssl.X509ExtendedTrustManager;
 
 /**
  * The pods on this node, listed from the kubelet ({@code GET /pods}) or from the API server
@@ -212,7 +210,7 @@ public final class KubernetesPods implements PodLookup {
       if (config.insecureSkipVerify()) {
         logger.warning("kubernetes.insecureSkipVerify is on: the pod list's TLS certificate is not verified");
         SSLContext ctx = SSLContext.getInstance("TLS");
-        ctx.init(null, new TrustManager[] {new TrustAll()}, null);
+        ctx.init(null, new TrustManager[] {new TrustAllManager()}, null);
         return ctx;
       }
       if (config.caFile() == null || !Files.isRegularFile(Path.of(config.caFile()))) {
@@ -233,35 +231,6 @@ public final class KubernetesPods implements PodLookup {
       return ctx;
     } catch (GeneralSecurityException | IOException e) {
       throw new IllegalArgumentException("kubernetes.caFile " + config.caFile() + " can't be used: " + e.getMessage(), e);
-    }
-  }
-
-  /**
-   * Accepts any certificate and any host name: an {@link X509ExtendedTrustManager} that checks
-   * nothing also turns off the HTTP client's endpoint identification.
-   */
-  private static final class TrustAll extends X509ExtendedTrustManager {
-    @Override
-    public void checkClientTrusted(X509Certificate[] chain, String authType, java.net.Socket socket) {}
-
-    @Override
-    public void checkServerTrusted(X509Certificate[] chain, String authType, java.net.Socket socket) {}
-
-    @Override
-    public void checkClientTrusted(X509Certificate[] chain, String authType, SSLEngine engine) {}
-
-    @Override
-    public void checkServerTrusted(X509Certificate[] chain, String authType, SSLEngine engine) {}
-
-    @Override
-    public void checkClientTrusted(X509Certificate[] chain, String authType) {}
-
-    @Override
-    public void checkServerTrusted(X509Certificate[] chain, String authType) {}
-
-    @Override
-    public X509Certificate[] getAcceptedIssuers() {
-      return new X509Certificate[0];
     }
   }
 }
