@@ -10,6 +10,7 @@ import io.opentelemetry.api.metrics.ObservableLongMeasurement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.logging.Level;
@@ -87,35 +88,20 @@ public final class InferenceMetrics implements AutoCloseable {
   private void doubleGauge(
       Meter meter, String name, String unit, String description, Function<ServerStats, Double> value) {
     registrations.add(
-        meter.gaugeBuilder(name).setDescription(description).setUnit(unit).buildWithCallback(m -> {
-          try {
-            for (StatsPoint p : snapshot.get().points()) {
-              Double v = value.apply(p.stats());
-              if (v != null && Double.isFinite(v)) {
-                m.record(v, p.attributes());
-              }
-            }
-          } catch (RuntimeException e) {
-            logger.log(Level.FINE, name + " callback failed", e);
-          }
-        }));
+        meter.gaugeBuilder(name).setDescription(description).setUnit(unit).buildWithCallback(
+            m -> eachPoint(name, p -> record(m, value.apply(p.stats()), p.attributes()))));
   }
 
   private void longGauge(
       Meter meter, String name, String unit, String description, Function<ServerStats, Integer> value) {
     registrations.add(
-        meter.gaugeBuilder(name).setDescription(description).setUnit(unit).ofLongs().buildWithCallback(m -> {
-          try {
-            for (StatsPoint p : snapshot.get().points()) {
+        meter.gaugeBuilder(name).setDescription(description).setUnit(unit).ofLongs().buildWithCallback(
+            m -> eachPoint(name, p -> {
               Integer v = value.apply(p.stats());
               if (v != null) {
                 m.record(v, p.attributes());
               }
-            }
-          } catch (RuntimeException e) {
-            logger.log(Level.FINE, name + " callback failed", e);
-          }
-        }));
+            })));
   }
 
   private void latency(
@@ -125,53 +111,49 @@ public final class InferenceMetrics implements AutoCloseable {
         meter.gaugeBuilder(base)
             .setDescription(what + " over the window, by quantile (PromQL histogram_quantile).")
             .setUnit("s")
-            .buildWithCallback(m -> {
-              try {
-                for (StatsPoint p : snapshot.get().points()) {
-                  LatencyStats l = value.apply(p.stats());
-                  if (l != null) {
-                    record(m, l.p50(), p.p50());
-                    record(m, l.p90(), p.p90());
-                    record(m, l.p99(), p.p99());
-                  }
-                }
-              } catch (RuntimeException e) {
-                logger.log(Level.FINE, base + " callback failed", e);
+            .buildWithCallback(m -> eachPoint(base, p -> {
+              LatencyStats l = value.apply(p.stats());
+              if (l != null) {
+                record(m, l.p50(), p.p50());
+                record(m, l.p90(), p.p90());
+                record(m, l.p99(), p.p99());
               }
-            }));
+            })));
     registrations.add(
         meter.gaugeBuilder(base + ".mean")
             .setDescription(what + ": mean over the window.")
             .setUnit("s")
-            .buildWithCallback(m -> {
-              try {
-                for (StatsPoint p : snapshot.get().points()) {
-                  LatencyStats l = value.apply(p.stats());
-                  if (l != null) {
-                    record(m, l.mean(), p.attributes());
-                  }
-                }
-              } catch (RuntimeException e) {
-                logger.log(Level.FINE, base + ".mean callback failed", e);
+            .buildWithCallback(m -> eachPoint(base + ".mean", p -> {
+              LatencyStats l = value.apply(p.stats());
+              if (l != null) {
+                record(m, l.mean(), p.attributes());
               }
-            }));
+            })));
     registrations.add(
         meter.gaugeBuilder(base + ".count")
             .setDescription(what + ": observations in the window.")
             .setUnit("{request}")
             .ofLongs()
-            .buildWithCallback(m -> {
-              try {
-                for (StatsPoint p : snapshot.get().points()) {
-                  LatencyStats l = value.apply(p.stats());
-                  if (l != null && l.count() != null) {
-                    m.record(l.count(), p.attributes());
-                  }
-                }
-              } catch (RuntimeException e) {
-                logger.log(Level.FINE, base + ".count callback failed", e);
+            .buildWithCallback(m -> eachPoint(base + ".count", p -> {
+              LatencyStats l = value.apply(p.stats());
+              if (l != null && l.count() != null) {
+                m.record(l.count(), p.attributes());
               }
-            }));
+            })));
+  }
+
+  /**
+   * Runs {@code action} on every point of the latest snapshot. A failure is logged at FINE as
+   * "{@code name} callback failed" and never escapes into the SDK's collection.
+   */
+  private void eachPoint(String name, Consumer<StatsPoint> action) {
+    try {
+      for (StatsPoint p : snapshot.get().points()) {
+        action.accept(p);
+      }
+    } catch (RuntimeException e) {
+      logger.log(Level.FINE, name + " callback failed", e);
+    }
   }
 
   private static void record(ObservableDoubleMeasurement m, Double v, Attributes a) {
