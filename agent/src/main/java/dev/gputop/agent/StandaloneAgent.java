@@ -3,6 +3,7 @@ package dev.gputop.agent;
 import dev.gputop.config.AgentConfig;
 import java.io.UncheckedIOException;
 import java.time.Duration;
+import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
@@ -20,16 +21,15 @@ final class StandaloneAgent implements AutoCloseable {
   /** Most of it goes to the last export, the point of a graceful stop. */
   static final Duration FLUSH_BUDGET = Duration.ofMillis(3000);
 
-  private final StandaloneSdk sdk;
-  private final AgentRuntime runtime;
-  private final AgentHttpServer server;
-  private final Object closeLock = new Object();
-  private boolean closed;
+  /** Standalone stop: the listener stops in parallel, the report says what didn't finish in time. */
+  private static final AgentLifecycle.StopPolicy STOP_POLICY =
+      new AgentLifecycle.StopPolicy(STOP_BUDGET, Duration.ofMillis(500), FLUSH_BUDGET, Duration.ofMillis(200),
+          Duration.ofMillis(200), true, logger, Level.INFO, true);
+
+  private final AgentLifecycle lifecycle;
 
   private StandaloneAgent(StandaloneSdk sdk, AgentRuntime runtime, AgentHttpServer server) {
-    this.sdk = sdk;
-    this.runtime = runtime;
-    this.server = server;
+    this.lifecycle = new AgentLifecycle(sdk, runtime, server, STOP_POLICY);
   }
 
   /**
@@ -64,12 +64,12 @@ final class StandaloneAgent implements AutoCloseable {
   }
 
   AgentRuntime runtime() {
-    return runtime;
+    return lifecycle.runtime();
   }
 
   /** The listener, or null with {@code listen: off}. */
   AgentHttpServer server() {
-    return server;
+    return lifecycle.server();
   }
 
   /**
@@ -79,31 +79,6 @@ final class StandaloneAgent implements AutoCloseable {
    */
   @Override
   public void close() {
-    synchronized (closeLock) {
-      if (closed) {
-        return;
-      }
-      closed = true;
-    }
-    long t0 = System.nanoTime();
-    if (server != null) {
-      Thread stopper = new Thread(server::close, "gputop-http-stop");
-      stopper.setDaemon(true);
-      stopper.start();
-    }
-    try {
-      runtime.stopRefreshing(Duration.ofMillis(500));
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-    // Flush while the receivers' callbacks are still registered: they hold the last values. (The
-    // SDK's own shutdown collects again, but from a meter provider already marked closed.)
-    boolean flushed = sdk.flush(FLUSH_BUDGET);
-    runtime.close();
-    Duration left = STOP_BUDGET.minusNanos(System.nanoTime() - t0);
-    boolean shut = sdk.shutdown(left.compareTo(Duration.ofMillis(200)) < 0 ? Duration.ofMillis(200) : left);
-    long ms = (System.nanoTime() - t0) / 1_000_000;
-    logger.info(() -> "stopped in " + ms + " ms" + (flushed ? "" : " (exporters did not flush in time)")
-        + (shut ? "" : " (exporters did not shut down in time)"));
+    lifecycle.close();
   }
 }

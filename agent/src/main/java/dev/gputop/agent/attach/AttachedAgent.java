@@ -1,6 +1,7 @@
 package dev.gputop.agent.attach;
 
 import dev.gputop.agent.AgentHttpServer;
+import dev.gputop.agent.AgentLifecycle;
 import dev.gputop.agent.AgentRuntime;
 import dev.gputop.agent.StandaloneSdk;
 import dev.gputop.config.AgentConfig;
@@ -29,16 +30,15 @@ public final class AttachedAgent implements AutoCloseable {
   /** The longest the host's exit is delayed by the final flush and shutdown. */
   static final Duration STOP_BUDGET = Duration.ofMillis(2500);
 
-  private final StandaloneSdk sdk;
-  private final AgentRuntime runtime;
-  private final AgentHttpServer server;
-  private final Object closeLock = new Object();
-  private boolean closed;
+  /** Attached stop: the listener stops last, the report is quiet (the host's log is not ours). */
+  private static final AgentLifecycle.StopPolicy STOP_POLICY =
+      new AgentLifecycle.StopPolicy(STOP_BUDGET, Duration.ofMillis(200), Duration.ofMillis(1000), Duration.ZERO,
+          Duration.ofMillis(100), false, logger, Level.FINE, false);
+
+  private final AgentLifecycle lifecycle;
 
   private AttachedAgent(StandaloneSdk sdk, AgentRuntime runtime, AgentHttpServer server) {
-    this.sdk = sdk;
-    this.runtime = runtime;
-    this.server = server;
+    this.lifecycle = new AgentLifecycle(sdk, runtime, server, STOP_POLICY);
   }
 
   /**
@@ -73,8 +73,8 @@ public final class AttachedAgent implements AutoCloseable {
         agent.close();
         return;
       }
-      logger.info(() -> "running inside this JVM (" + entry + "; receivers " + agent.runtime.receiverNames()
-          + (agent.server == null ? ", no listener" : ", listener " + agent.server.url()) + ")");
+      logger.info(() -> "running inside this JVM (" + entry + "; receivers " + agent.runtime().receiverNames()
+          + (agent.server() == null ? ", no listener" : ", listener " + agent.server().url()) + ")");
     } catch (ConfigException e) {
       logger.severe(() -> "configuration error, gputop-agent not started (the application runs on): " + e.getMessage());
     } catch (UncheckedIOException e) {
@@ -122,12 +122,12 @@ public final class AttachedAgent implements AutoCloseable {
 
   /** The runtime, for tests. */
   AgentRuntime runtime() {
-    return runtime;
+    return lifecycle.runtime();
   }
 
   /** The listener, or null. */
   AgentHttpServer server() {
-    return server;
+    return lifecycle.server();
   }
 
   /**
@@ -136,26 +136,6 @@ public final class AttachedAgent implements AutoCloseable {
    */
   @Override
   public void close() {
-    synchronized (closeLock) {
-      if (closed) {
-        return;
-      }
-      closed = true;
-    }
-    long t0 = System.nanoTime();
-    try {
-      runtime.stopRefreshing(Duration.ofMillis(200));
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-    sdk.flush(Duration.ofMillis(1000)); // before the receivers close: their callbacks hold the last values
-    runtime.close();
-    Duration left = STOP_BUDGET.minusNanos(System.nanoTime() - t0);
-    sdk.shutdown(left.isNegative() ? Duration.ofMillis(100) : left);
-    if (server != null) {
-      server.close();
-    }
-    long ms = (System.nanoTime() - t0) / 1_000_000;
-    logger.fine(() -> "stopped in " + ms + " ms");
+    lifecycle.close();
   }
 }

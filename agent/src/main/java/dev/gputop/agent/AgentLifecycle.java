@@ -1,0 +1,106 @@
+package dev.gputop.agent;
+
+import java.time.Duration;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * A started agent's parts, the autoconfigured SDK, the runtime and the optional HTTP listener, and
+ * their stop in the right order within a time budget. Shared by the standalone agent and the
+ * agent attached to a host JVM, which differ only in the {@link StopPolicy}.
+ *
+ * <p>Thread-safe; {@link #close()} is idempotent and may be called from a shutdown hook.
+ */
+public final class AgentLifecycle implements AutoCloseable {
+
+  /**
+   * How {@link AgentLifecycle#close()} spends its time and reports.
+   *
+   * @param stopBudget the time the whole stop may take
+   * @param refreshWait how long to wait for a refresh in progress to end
+   * @param flushBudget the time the last export may take
+   * @param shutdownFloorBelow when less than this is left of the budget for the SDK's shutdown,
+   *     {@code shutdownFloor} is given instead
+   * @param shutdownFloor the SDK's shutdown time when the budget is (nearly) spent
+   * @param listenerInParallel stop the listener on its own thread as the stop begins, rather than
+   *     after the SDK's shutdown
+   * @param logger where the stop is reported
+   * @param logLevel the level of that report
+   * @param reportTimeouts whether the report says that the exporters did not flush or shut down
+   *     in time
+   */
+  public record StopPolicy(
+      Duration stopBudget,
+      Duration refreshWait,
+      Duration flushBudget,
+      Duration shutdownFloorBelow,
+      Duration shutdownFloor,
+      boolean listenerInParallel,
+      Logger logger,
+      Level logLevel,
+      boolean reportTimeouts) {}
+
+  private final StandaloneSdk sdk;
+  private final AgentRuntime runtime;
+  private final AgentHttpServer server;
+  private final StopPolicy policy;
+  private final Object closeLock = new Object();
+  private boolean closed;
+
+  /**
+   * @param server the listener, or null when there is none
+   */
+  public AgentLifecycle(StandaloneSdk sdk, AgentRuntime runtime, AgentHttpServer server, StopPolicy policy) {
+    this.sdk = sdk;
+    this.runtime = runtime;
+    this.server = server;
+    this.policy = policy;
+  }
+
+  public AgentRuntime runtime() {
+    return runtime;
+  }
+
+  /** The listener, or null. */
+  public AgentHttpServer server() {
+    return server;
+  }
+
+  /**
+   * Stops refreshing, pushes the last published values through the exporters, closes the
+   * receivers, shuts the SDK down and stops the listener, as the {@link StopPolicy} says.
+   */
+  @Override
+  public void close() {
+    synchronized (closeLock) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+    }
+    long t0 = System.nanoTime();
+    if (server != null && policy.listenerInParallel()) {
+      Thread stopper = new Thread(server::close, "gputop-http-stop");
+      stopper.setDaemon(true);
+      stopper.start();
+    }
+    try {
+      runtime.stopRefreshing(policy.refreshWait());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    // Flush while the receivers' callbacks are still registered: they hold the last values. (The
+    // SDK's own shutdown collects again, but from a meter provider already marked closed.)
+    boolean flushed = sdk.flush(policy.flushBudget());
+    runtime.close();
+    Duration left = policy.stopBudget().minusNanos(System.nanoTime() - t0);
+    boolean shut = sdk.shutdown(left.compareTo(policy.shutdownFloorBelow()) < 0 ? policy.shutdownFloor() : left);
+    if (server != null && !policy.listenerInParallel()) {
+      server.close();
+    }
+    long ms = (System.nanoTime() - t0) / 1_000_000;
+    policy.logger().log(policy.logLevel(), () -> "stopped in " + ms + " ms"
+        + (!policy.reportTimeouts() || flushed ? "" : " (exporters did not flush in time)")
+        + (!policy.reportTimeouts() || shut ? "" : " (exporters did not shut down in time)"));
+  }
+}
