@@ -27,7 +27,7 @@ public final class EngineMapper {
   private static final double[] NO_DOUBLES = new double[0];
 
   /** Per profile: canonical sample name → the sources that read it. */
-  private final Map<Engine, Map<String, List<Slot>>> slotsByEngine = new EnumMap<>(Engine.class);
+  private final Map<Engine, Map<String, List<Source>>> slotsByEngine = new EnumMap<>(Engine.class);
 
   /**
    * Per profile: the canonical names of the typed families that can hold a source's samples
@@ -53,17 +53,13 @@ public final class EngineMapper {
 
   public EngineMapper() {
     for (EngineProfile p : EngineProfiles.ALL) {
-      Map<String, List<Slot>> slots = new HashMap<>();
+      Map<String, List<Source>> slots = new HashMap<>();
       for (List<Source> sources : p.concepts().values()) {
         for (Source s : sources) {
           for (String name : s.sampleNames()) {
-            List<Slot> list = slots.computeIfAbsent(name, k -> new ArrayList<>(1));
-            boolean dup = false;
-            for (Slot existing : list) {
-              dup |= existing.source.equals(s);
-            }
-            if (!dup) {
-              list.add(new Slot(s));
+            List<Source> list = slots.computeIfAbsent(name, k -> new ArrayList<>(1));
+            if (!list.contains(s)) {
+              list.add(s);
             }
           }
         }
@@ -116,7 +112,7 @@ public final class EngineMapper {
     if (profile == null) {
       return ServerScrape.unknown();
     }
-    Map<String, List<Slot>> slots = slotsByEngine.get(engine);
+    Map<String, List<Source>> slots = slotsByEngine.get(engine);
     String[][] prefixes = PREFIXES.get(engine);
     String[] wire = prefixes[0];
     String[] canonical = prefixes[1];
@@ -153,15 +149,15 @@ public final class EngineMapper {
         if (!wire[pi].equals(canonical[pi])) {
           name = canonical[pi] + name.substring(wire[pi].length());
         }
-        List<Slot> targets = slots.get(name);
+        List<Source> targets = slots.get(name);
         if (targets == null) {
           continue;
         }
-        for (Slot t : targets) {
-          if (!t.source.accepts(s.labels())) {
+        for (Source t : targets) {
+          if (!t.accepts(s.labels())) {
             continue;
           }
-          bySource.computeIfAbsent(t.source, k -> new ArrayList<>()).add(rename(s, name));
+          bySource.computeIfAbsent(t, k -> new ArrayList<>()).add(rename(s, name));
         }
       }
     }
@@ -397,14 +393,6 @@ public final class EngineMapper {
       return Double.parseDouble(s);
     } catch (NumberFormatException e) {
       return Double.NaN;
-    }
-  }
-
-  private static final class Slot {
-    final Source source;
-
-    Slot(Source source) {
-      this.source = source;
     }
   }
 
