@@ -218,26 +218,28 @@ public final class WindowStatistics {
 
   /** Σ over series of PromQL rate(); null when no series has two samples. */
   private static Double rate(Range r, Concept c, String model) {
-    double total = 0;
-    boolean any = false;
-    for (SeriesKey key : counterKeys(r, c, model)) {
-      int n = gather(r, c, key);
-      if (n >= 2) {
-        total += Rate.rate(r.scratchTimes, r.scratch, n, r.start, r.end);
-        any = true;
-      }
-    }
-    return any ? total : null;
+    return sumOverSeries(
+        r, c, model, (g, n) -> Rate.rate(g.scratchTimes, g.scratch, n, g.start, g.end));
   }
 
   /** Σ over series of the raw increase; null when no series has two samples. */
   private static Double increase(Range r, Concept c, String model) {
+    return sumOverSeries(r, c, model, (g, n) -> Rate.rawIncrease(g.scratch, n));
+  }
+
+  /** What one counter series adds, from its {@code n} samples gathered in the scratch arrays. */
+  private interface PerSeries {
+    double of(Range gathered, int n);
+  }
+
+  /** Σ over the concept's series with two samples or more of {@code perSeries}; null when none. */
+  private static Double sumOverSeries(Range r, Concept c, String model, PerSeries perSeries) {
     double total = 0;
     boolean any = false;
     for (SeriesKey key : counterKeys(r, c, model)) {
       int n = gather(r, c, key);
       if (n >= 2) {
-        total += Rate.rawIncrease(r.scratch, n);
+        total += perSeries.of(r, n);
         any = true;
       }
     }
