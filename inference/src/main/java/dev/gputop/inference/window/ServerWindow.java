@@ -40,7 +40,6 @@ public final class ServerWindow {
   private long eraStartNanos;
   private long eraStartEpochNanos;
   private int restarts;
-  private String lastRestartReason;
 
   /**
    * @param window how far back statistics look ({@code inference.window})
@@ -75,7 +74,6 @@ public final class ServerWindow {
       eraStartEpochNanos = epochNanos;
       if (restart != null) {
         restarts++;
-        lastRestartReason = restart;
       }
     }
     entries.addLast(new Entry(nanos, epochNanos, scrape));
@@ -121,15 +119,6 @@ public final class ServerWindow {
   /** How many times the window started over because of a reset or layout change. */
   public int restarts() {
     return restarts;
-  }
-
-  /** Why the window last started over, or null. */
-  public String lastRestartReason() {
-    return lastRestartReason;
-  }
-
-  public Duration window() {
-    return Duration.ofNanos(windowNanos);
   }
 
   /** Compares two consecutive scrapes: a counter that went down, a changed layout, or null. */
