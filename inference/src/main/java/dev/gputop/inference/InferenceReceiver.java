@@ -176,10 +176,11 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
 
       String engine = st.engine.id();
       String state = st.state();
-      ServerStats stats = "down".equals(state) ? ServerStats.EMPTY : WindowStatistics.compute(st.window, null);
+      boolean down = "down".equals(state);
+      ServerStats stats = down ? ServerStats.EMPTY : WindowStatistics.compute(st.window, null);
       List<ModelEntry> models = new ArrayList<>();
       ServerWindow.Entry newest = st.window.newest();
-      if (!"down".equals(state) && newest != null && newest.scrape().models().size() > 1) {
+      if (!down && newest != null && newest.scrape().models().size() > 1) {
         for (String model : newest.scrape().models()) {
           ServerStats ms = WindowStatistics.compute(st.window, model);
           models.add(modelEntry(model, engine, state, ms));
@@ -188,8 +189,8 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
       }
       entries.add(serverEntry(t, engine, state, st.error, stats, models));
       points.add(StatsPoint.of(t.name(), engine, null, stats));
-      up.put(StatsPoint.upAttributes(t.name(), engine, state), "down".equals(state) ? 0L : 1L);
-      if (!"down".equals(state) && st.engine != Engine.UNKNOWN) {
+      up.put(StatsPoint.upAttributes(t.name(), engine, state), down ? 0L : 1L);
+      if (!down && st.engine != Engine.UNKNOWN) {
         histograms.addAll(HistogramExports.of(t.name(), engine, st.window));
       }
       for (Long pid : t.pids()) {
@@ -200,7 +201,7 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
         alerts.add(new Alert("kv_cache_full", t.name(), String.format(Locale.ROOT,
             "KV cache %.0f%% used while %d requests wait", stats.kvCacheUsage() * 100, stats.waiting())));
       }
-      if (CONFIGURED.equals(t.source()) && "down".equals(state)) {
+      if (CONFIGURED.equals(t.source()) && down) {
         String why = "configured endpoint " + t.name() + " (" + t.url() + ") can't be scraped: " + st.error;
         alerts.add(new Alert("inference_unhealthy", t.name(), why));
         unhealthy.add(why);
