@@ -5,24 +5,20 @@ import static org.assertj.core.api.Assertions.within;
 
 import com.sun.net.httpserver.HttpServer;
 import dev.gputop.config.AgentConfig;
-import dev.gputop.config.Clock;
 import dev.gputop.config.DiscoveryConfig;
 import dev.gputop.config.HealthStatus;
 import dev.gputop.config.InferenceConfig;
 import dev.gputop.config.Receiver;
-import dev.gputop.config.ReceiverContext;
 import dev.gputop.config.ScrapeConfig;
 import dev.gputop.inference.export.ServerEntry;
 import dev.gputop.inference.testing.ManualClock;
+import dev.gputop.inference.testing.TestReceiverContext;
 import dev.gputop.nvml.ProcessOwnerLookup;
-import io.opentelemetry.api.OpenTelemetry;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -72,9 +68,9 @@ class InferenceReceiverSocketTest {
     AgentConfig defaults = AgentConfig.defaults();
     AgentConfig config = new AgentConfig(Duration.ofSeconds(3), "off", inference, defaults.nvml(),
         defaults.kubernetes());
-    Context context = new Context(config, clock);
+    TestReceiverContext context = new TestReceiverContext(config, clock);
     try (Receiver r = new InferenceReceiverProvider().create(context)) {
-      assertThat(context.services.get(ProcessOwnerLookup.class)).isSameAs(r);
+      assertThat(context.lookup(ProcessOwnerLookup.class)).isSameAs(r);
       body.set(InferenceReceiverTest.fixture("tgi", "tgi-v3", 0));
       r.refresh();
       clock.advanceSeconds(10);
@@ -92,43 +88,6 @@ class InferenceReceiverSocketTest {
       assertThat(gone.error()).isNotBlank();
       assertThat(r.health().state()).isEqualTo(HealthStatus.State.UNHEALTHY);
       assertThat(r.health().reasons()).singleElement().asString().contains("gone");
-    }
-  }
-
-  /** A minimal receiver context. */
-  static final class Context implements ReceiverContext {
-    final AgentConfig config;
-    final Clock clock;
-    final Map<Class<?>, Object> services = new HashMap<>();
-
-    Context(AgentConfig config, Clock clock) {
-      this.config = config;
-      this.clock = clock;
-    }
-
-    @Override
-    public AgentConfig config() {
-      return config;
-    }
-
-    @Override
-    public OpenTelemetry openTelemetry() {
-      return OpenTelemetry.noop();
-    }
-
-    @Override
-    public Clock clock() {
-      return clock;
-    }
-
-    @Override
-    public <T> void publish(Class<T> type, T service) {
-      services.put(type, service);
-    }
-
-    @Override
-    public <T> T lookup(Class<T> type) {
-      return type.cast(services.get(type));
     }
   }
 }

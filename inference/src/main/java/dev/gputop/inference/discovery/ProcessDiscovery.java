@@ -152,7 +152,7 @@ public final class ProcessDiscovery implements ServerDiscovery {
         logger.log(java.util.logging.Level.WARNING, msg, e);
         lastPassFailure = msg;
       }
-      return new DiscoveryResult(List.of(), List.of(), List.of("discovery pass failed: " + e));
+      return new DiscoveryResult(List.of(), List.of(), List.of(msg));
     }
   }
 
@@ -160,24 +160,20 @@ public final class ProcessDiscovery implements ServerDiscovery {
     List<String> notes = new ArrayList<>();
     List<SkippedProcess> skipped = new ArrayList<>();
     GpuProcessSource source = gpuProcesses.get();
-    boolean nvml = source != null && source.available();
-    String nvmlReason = source == null ? "NVML receiver not running" : source.unavailableReason();
-    if (!nvml && config.scope() == DiscoveryConfig.Scope.GPU) {
-      cache.clear();
-      return new DiscoveryResult(
-          List.of(),
-          List.of(),
-          List.of("NVML unavailable (" + (nvmlReason == null ? "unknown reason" : nvmlReason)
-              + "): scope gpu finds no servers; set inference.discovery.scope: all"));
-    }
     Map<Long, Set<Integer>> gpusByPid = new HashMap<>();
-    if (nvml) {
+    if (source != null && source.available()) {
       for (GpuProcess p : source.gpuProcesses()) {
         gpusByPid.computeIfAbsent(p.pid(), k -> new TreeSet<>()).add(p.gpuIndex());
       }
     } else {
-      notes.add("NVML unavailable (" + (nvmlReason == null ? "unknown reason" : nvmlReason)
-          + "): GPU indices are unknown");
+      String reason = source == null ? "NVML receiver not running" : source.unavailableReason();
+      String unavailable = "NVML unavailable (" + (reason == null ? "unknown reason" : reason) + ")";
+      if (config.scope() == DiscoveryConfig.Scope.GPU) {
+        cache.clear();
+        return new DiscoveryResult(List.of(), List.of(),
+            List.of(unavailable + ": scope gpu finds no servers; set inference.discovery.scope: all"));
+      }
+      notes.add(unavailable + ": GPU indices are unknown");
     }
 
     Collection<Long> candidates;
@@ -347,10 +343,8 @@ public final class ProcessDiscovery implements ServerDiscovery {
     if (g.members.size() > 1) {
       how.append("; merged ").append(g.members.size()).append(" processes by parent links");
     }
-    Set<Integer> gpus = new TreeSet<>();
-    g.gpus.forEach(gpus::addAll);
     return new DiscoveredServer(
-        name, engine, URI.create(ep.url(host)), List.copyOf(gpus), List.copyOf(new TreeSet<>(g.members.keySet())),
+        name, engine, URI.create(ep.url(host)), List.copyOf(g.gpus), List.copyOf(new TreeSet<>(g.members.keySet())),
         display(owner), how.toString(), containerId);
   }
 
@@ -401,7 +395,8 @@ public final class ProcessDiscovery implements ServerDiscovery {
   private static final class Group {
     final View root;
     final Map<Long, View> members = new LinkedHashMap<>();
-    final List<Set<Integer>> gpus = new ArrayList<>();
+    /** The GPUs of all members, in index order. */
+    final Set<Integer> gpus = new TreeSet<>();
 
     Group(View root) {
       this.root = root;
@@ -409,7 +404,7 @@ public final class ProcessDiscovery implements ServerDiscovery {
 
     void add(View v, Set<Integer> gpuIndices) {
       if (members.putIfAbsent(v.stat.pid(), v) == null) {
-        gpus.add(gpuIndices);
+        gpus.addAll(gpuIndices);
       }
     }
 

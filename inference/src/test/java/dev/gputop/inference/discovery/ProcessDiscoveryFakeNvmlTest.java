@@ -3,22 +3,18 @@ package dev.gputop.inference.discovery;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.gputop.config.AgentConfig;
-import dev.gputop.config.Clock;
 import dev.gputop.config.DiscoveryConfig;
 import dev.gputop.config.DiscoveryConfig.Scope;
 import dev.gputop.config.InferenceConfig;
 import dev.gputop.config.KubernetesConfig;
 import dev.gputop.config.NvmlConfig;
-import dev.gputop.config.ReceiverContext;
+import dev.gputop.inference.testing.TestReceiverContext;
 import dev.gputop.nvml.GpuProcessSource;
 import dev.gputop.nvml.NvmlReceiver;
-import io.opentelemetry.api.OpenTelemetry;
 import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
@@ -60,38 +56,6 @@ class ProcessDiscoveryFakeNvmlTest {
     }
   }
 
-  /** The registry the agent hands receivers, reduced to what these two need. */
-  private final class Context implements ReceiverContext {
-    final Map<Class<?>, Object> services = new ConcurrentHashMap<>();
-    final AgentConfig config = new AgentConfig(AgentConfig.DEFAULT_REFRESH, AgentConfig.DEFAULT_LISTEN,
-        InferenceConfig.defaults(), new NvmlConfig(true, FakeNvml.path().toString()), KubernetesConfig.defaults());
-
-    @Override
-    public AgentConfig config() {
-      return config;
-    }
-
-    @Override
-    public OpenTelemetry openTelemetry() {
-      return OpenTelemetry.noop();
-    }
-
-    @Override
-    public Clock clock() {
-      return clock;
-    }
-
-    @Override
-    public <T> void publish(Class<T> type, T service) {
-      services.put(type, service);
-    }
-
-    @Override
-    public <T> T lookup(Class<T> type) {
-      return type.cast(services.get(type));
-    }
-  }
-
   @Test
   void discover_gpuScope_gpusFromTheFakeNvmlLibrary() throws Exception {
     int vllmPort = FakeEngines.freePort();
@@ -112,7 +76,9 @@ class ProcessDiscoveryFakeNvmlTest {
     fake.fake_nvml_add_process(1, (int) workers.get(1).pid(), 20L << 30);
     fake.fake_nvml_add_process(3, (int) llama.pid(), 4L << 30);
 
-    Context ctx = new Context();
+    TestReceiverContext ctx = new TestReceiverContext(new AgentConfig(AgentConfig.DEFAULT_REFRESH,
+        AgentConfig.DEFAULT_LISTEN, InferenceConfig.defaults(),
+        new NvmlConfig(true, FakeNvml.path().toString()), KubernetesConfig.defaults()), clock);
     nvml = NvmlReceiver.create(ctx);
     nvml.refresh();
     ProcessDiscovery discovery = new ProcessDiscovery(new DiscoveryConfig(true, Scope.GPU, "/proc"),

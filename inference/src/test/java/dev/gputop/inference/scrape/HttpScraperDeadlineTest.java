@@ -52,20 +52,17 @@ class HttpScraperDeadlineTest {
       RawServer.awaitClientClose(socket);
     }));
 
-    try (HttpScraper scraper = scraper(CONFIG)) {
-      long start = System.nanoTime();
-      ScrapeResult result =
-          scraper.scrapeAll(List.of(ScrapeTarget.of("silent", silent.uri("/metrics")))).get(0);
-      long elapsed = System.nanoTime() - start;
+    Timed timed = scrapeTimed(CONFIG, ScrapeTarget.of("silent", silent.uri("/metrics")));
+    ScrapeResult result = timed.result();
+    long elapsed = timed.elapsedNanos();
 
-      assertThat(result.outcome()).isEqualTo(Outcome.TIMEOUT);
-      assertThat(result.error()).isEqualTo(
-          "timed out after 1s waiting for a response from 127.0.0.1:" + silent.port());
-      assertThat(elapsed)
-          .isGreaterThanOrEqualTo(TIMEOUT.toNanos() - TimeUnit.MILLISECONDS.toNanos(50))
-          .isLessThan(BOUND_NANOS);
-      assertThat(result.durationNanos()).isLessThan(BOUND_NANOS);
-    }
+    assertThat(result.outcome()).isEqualTo(Outcome.TIMEOUT);
+    assertThat(result.error()).isEqualTo(
+        "timed out after 1s waiting for a response from 127.0.0.1:" + silent.port());
+    assertThat(elapsed)
+        .isGreaterThanOrEqualTo(TIMEOUT.toNanos() - TimeUnit.MILLISECONDS.toNanos(50))
+        .isLessThan(BOUND_NANOS);
+    assertThat(result.durationNanos()).isLessThan(BOUND_NANOS);
     // The connection was closed, not left open for the server to hold.
     assertThat(silent.finished.await(5, TimeUnit.SECONDS)).isTrue();
   }
@@ -91,17 +88,15 @@ class HttpScraperDeadlineTest {
         // 2s, so the 1.5s connect timeout keeps a margin over a cold JVM's first connect.
         ScrapeConfig twoSeconds =
             new ScrapeConfig(Duration.ofSeconds(2), 1 << 20, 64 << 10, 200_000, 64, 8);
-        try (HttpScraper scraper = scraper(twoSeconds)) {
-          long start = System.nanoTime();
-          ScrapeResult result = scraper.scrapeAll(List.of(ScrapeTarget.of("dropped",
-              URI.create("http://127.0.0.1:" + full.getLocalPort() + "/metrics")))).get(0);
-          long elapsed = System.nanoTime() - start;
+        Timed timed = scrapeTimed(twoSeconds, ScrapeTarget.of("dropped",
+            URI.create("http://127.0.0.1:" + full.getLocalPort() + "/metrics")));
+        ScrapeResult result = timed.result();
+        long elapsed = timed.elapsedNanos();
 
-          assertThat(result.outcome()).isEqualTo(Outcome.TIMEOUT);
-          assertThat(result.error()).isEqualTo(
-              "connect to 127.0.0.1:" + full.getLocalPort() + " timed out after 1.5s");
-          assertThat(elapsed).isLessThan(TimeUnit.SECONDS.toNanos(3));
-        }
+        assertThat(result.outcome()).isEqualTo(Outcome.TIMEOUT);
+        assertThat(result.error()).isEqualTo(
+            "connect to 127.0.0.1:" + full.getLocalPort() + " timed out after 1.5s");
+        assertThat(elapsed).isLessThan(TimeUnit.SECONDS.toNanos(3));
       } finally {
         for (Socket filler : fillers) {
           filler.close();
@@ -126,18 +121,15 @@ class HttpScraperDeadlineTest {
       }
     }));
 
-    try (HttpScraper scraper = scraper(CONFIG)) {
-      long start = System.nanoTime();
-      ScrapeResult result =
-          scraper.scrapeAll(List.of(ScrapeTarget.of("trickle", trickle.uri("/metrics")))).get(0);
-      long elapsed = System.nanoTime() - start;
+    Timed timed = scrapeTimed(CONFIG, ScrapeTarget.of("trickle", trickle.uri("/metrics")));
+    ScrapeResult result = timed.result();
+    long elapsed = timed.elapsedNanos();
 
-      assertThat(result.outcome()).isEqualTo(Outcome.TIMEOUT);
-      assertThat(result.error()).startsWith(
-          "timed out after 1s reading the body from 127.0.0.1:" + trickle.port() + " (");
-      assertThat(result.error()).endsWith(" received)");
-      assertThat(elapsed).isLessThan(BOUND_NANOS);
-    }
+    assertThat(result.outcome()).isEqualTo(Outcome.TIMEOUT);
+    assertThat(result.error()).startsWith(
+        "timed out after 1s reading the body from 127.0.0.1:" + trickle.port() + " (");
+    assertThat(result.error()).endsWith(" received)");
+    assertThat(elapsed).isLessThan(BOUND_NANOS);
     assertThat(trickle.finished.await(5, TimeUnit.SECONDS)).isTrue();
   }
 
@@ -153,17 +145,14 @@ class HttpScraperDeadlineTest {
       }
     }));
 
-    try (HttpScraper scraper = scraper(CONFIG)) {
-      long start = System.nanoTime();
-      ScrapeResult result =
-          scraper.scrapeAll(List.of(ScrapeTarget.of("trickle", trickle.uri("/metrics")))).get(0);
-      long elapsed = System.nanoTime() - start;
+    Timed timed = scrapeTimed(CONFIG, ScrapeTarget.of("trickle", trickle.uri("/metrics")));
+    ScrapeResult result = timed.result();
+    long elapsed = timed.elapsedNanos();
 
-      assertThat(result.outcome()).isEqualTo(Outcome.TIMEOUT);
-      assertThat(result.error()).isEqualTo(
-          "timed out after 1s waiting for a response from 127.0.0.1:" + trickle.port());
-      assertThat(elapsed).isLessThan(BOUND_NANOS);
-    }
+    assertThat(result.outcome()).isEqualTo(Outcome.TIMEOUT);
+    assertThat(result.error()).isEqualTo(
+        "timed out after 1s waiting for a response from 127.0.0.1:" + trickle.port());
+    assertThat(elapsed).isLessThan(BOUND_NANOS);
     assertThat(trickle.finished.await(5, TimeUnit.SECONDS)).isTrue();
   }
 
@@ -179,18 +168,15 @@ class HttpScraperDeadlineTest {
       }
     }));
 
-    try (HttpScraper scraper = scraper(CONFIG)) {
-      long start = System.nanoTime();
-      ScrapeResult result =
-          scraper.scrapeAll(List.of(ScrapeTarget.of("flood", flood.uri("/metrics")))).get(0);
-      long elapsed = System.nanoTime() - start;
+    Timed timed = scrapeTimed(CONFIG, ScrapeTarget.of("flood", flood.uri("/metrics")));
+    ScrapeResult result = timed.result();
+    long elapsed = timed.elapsedNanos();
 
-      // JDK 17.0.11 and later cap response headers (jdk.http.maxHeaderSize, 384 KiB) and fail
-      // at once; older ones read on until the deadline.
-      assertThat(result.outcome()).isIn(Outcome.IO_ERROR, Outcome.TIMEOUT);
-      assertThat(result.error()).contains("127.0.0.1:" + flood.port());
-      assertThat(elapsed).isLessThan(BOUND_NANOS);
-    }
+    // JDK 17.0.11 and later cap response headers (jdk.http.maxHeaderSize, 384 KiB) and fail
+    // at once; older ones read on until the deadline.
+    assertThat(result.outcome()).isIn(Outcome.IO_ERROR, Outcome.TIMEOUT);
+    assertThat(result.error()).contains("127.0.0.1:" + flood.port());
+    assertThat(elapsed).isLessThan(BOUND_NANOS);
     // Not asserted: that the connection is closed. The JDK's client leaves it open after a
     // header parse error (ProtocolBackoff limits how often that can happen).
   }
@@ -205,15 +191,12 @@ class HttpScraperDeadlineTest {
       RawServer.awaitClientClose(socket);
     }));
 
-    try (HttpScraper scraper = scraper(CONFIG)) {
-      long start = System.nanoTime();
-      ScrapeResult result =
-          scraper.scrapeAll(List.of(ScrapeTarget.of("broken", broken.uri("/metrics")))).get(0);
-      long elapsed = System.nanoTime() - start;
+    Timed timed = scrapeTimed(CONFIG, ScrapeTarget.of("broken", broken.uri("/metrics")));
+    ScrapeResult result = timed.result();
+    long elapsed = timed.elapsedNanos();
 
-      assertThat(result.outcome()).isIn(Outcome.TIMEOUT, Outcome.IO_ERROR);
-      assertThat(elapsed).isLessThan(BOUND_NANOS);
-    }
+    assertThat(result.outcome()).isIn(Outcome.TIMEOUT, Outcome.IO_ERROR);
+    assertThat(elapsed).isLessThan(BOUND_NANOS);
     assertThat(broken.finished.await(5, TimeUnit.SECONDS)).isTrue();
   }
 
@@ -397,6 +380,18 @@ class HttpScraperDeadlineTest {
       Thread.sleep(10);
     }
     assertThat(server.connections.get()).isPositive();
+  }
+
+  /** One target's result and the wall time of the {@code scrapeAll} that produced it. */
+  private record Timed(ScrapeResult result, long elapsedNanos) {}
+
+  /** Scrapes one target with a fresh scraper, timing only {@code scrapeAll}. */
+  private static Timed scrapeTimed(ScrapeConfig config, ScrapeTarget target) {
+    try (HttpScraper scraper = scraper(config)) {
+      long start = System.nanoTime();
+      ScrapeResult result = scraper.scrapeAll(List.of(target)).get(0);
+      return new Timed(result, System.nanoTime() - start);
+    }
   }
 
   private <T extends AutoCloseable> T track(T resource) {
