@@ -17,7 +17,7 @@ config_args=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --config) config_args=(--config "$2"); shift 2 ;;
-    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    -h|--help) awk 'NR > 1 && /^#/ { print; next } NR > 1 { exit }' "$0"; exit 0 ;;
     *) echo "unknown argument: $1" >&2; exit 2 ;;
   esac
 done

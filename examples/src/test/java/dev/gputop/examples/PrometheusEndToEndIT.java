@@ -285,14 +285,14 @@ class PrometheusEndToEndIT {
   private static void awaitEveryQueryHasData() throws InterruptedException {
     long deadline = System.nanoTime() + READY_WITHIN.toNanos();
     while (!prometheus.ready()) {
-      assertThat(System.nanoTime()).as("Prometheus ready; logs:\n" + logs()).isLessThan(deadline);
+      assertThat(System.nanoTime()).as(() -> "Prometheus ready; logs:\n" + logs()).isLessThan(deadline);
       Thread.sleep(200);
     }
     Dashboard dashboard = Dashboard.load(DashboardTest.DASHBOARD);
     long started = System.nanoTime();
     while (System.nanoTime() < deadline) {
       for (Background p : processes) {
-        assertThat(p.process.isAlive()).as(p.name + " exited; logs:\n" + logs()).isTrue();
+        assertThat(p.process.isAlive()).as(() -> p.name + " exited; logs:\n" + logs()).isTrue();
       }
       variables = resolveVariables(dashboard);
       if (variables != null) {
@@ -390,8 +390,8 @@ class PrometheusEndToEndIT {
     void awaitOutput(String text, Duration within) throws InterruptedException {
       long deadline = System.nanoTime() + within.toNanos();
       while (!output().contains(text)) {
-        assertThat(process.isAlive()).as(name + " exited: " + output()).isTrue();
-        assertThat(System.nanoTime()).as(name + " printed '" + text + "': " + output()).isLessThan(deadline);
+        assertThat(process.isAlive()).as(() -> name + " exited: " + output()).isTrue();
+        assertThat(System.nanoTime()).as(() -> name + " printed '" + text + "': " + output()).isLessThan(deadline);
         Thread.sleep(100);
       }
     }

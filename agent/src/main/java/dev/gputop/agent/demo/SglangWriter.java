@@ -111,16 +111,19 @@ final class SglangWriter implements ExpositionWriter {
   }
 
   private void schedGauge(StringBuilder b, String name, String help, double v) {
-    Fmt.header(b, name, help, "gauge");
-    for (int rank = 0; rank < tpSize; rank++) {
-      b.append(name).append(SCHED_PREFIX).append(schedLabels(rank)).append(' ').append(Fmt.python(v)).append('\n');
-    }
+    schedFamily(b, name, help, "gauge", v);
   }
 
   private void schedCounter(StringBuilder b, String name, String help, double v) {
-    Fmt.header(b, name, help, "counter");
+    schedFamily(b, name, help, "counter", v);
+  }
+
+  /** One scheduler family: the same value once per TP rank (every rank runs the same scheduler). */
+  private void schedFamily(StringBuilder b, String name, String help, String type, double v) {
+    Fmt.header(b, name, help, type);
+    String value = Fmt.python(v);
     for (int rank = 0; rank < tpSize; rank++) {
-      b.append(name).append(SCHED_PREFIX).append(schedLabels(rank)).append(' ').append(Fmt.python(v)).append('\n');
+      b.append(name).append(SCHED_PREFIX).append(schedLabels(rank)).append(' ').append(value).append('\n');
     }
   }
 

@@ -215,22 +215,21 @@ final class VllmWriter implements ExpositionWriter {
     }
   }
 
+  /**
+   * A counter family: text format names the family {@code _total} and writes the {@code _created}
+   * series as a gauge family after it; OpenMetrics names it without {@code _total} and puts each
+   * series' {@code _created} right after it.
+   */
   private void counter(StringBuilder b, String base, String help, List<EngineStats> es, Value v, double created, boolean om) {
-    if (om) {
-      Fmt.header(b, base, help, "counter");
-      for (EngineStats e : es) {
-        sample(b, base + "_total", labels(e), v.of(e));
-        sample(b, base + "_created", labels(e), created + e.index * 0.0001);
-      }
-      return;
-    }
-    Fmt.header(b, base + "_total", help, "counter");
+    Fmt.header(b, om ? base : base + "_total", help, "counter");
     for (EngineStats e : es) {
       sample(b, base + "_total", labels(e), v.of(e));
+      if (om) {
+        sample(b, base + "_created", labels(e), created(e, created));
+      }
     }
-    Fmt.header(b, base + "_created", help, "gauge");
-    for (EngineStats e : es) {
-      sample(b, base + "_created", labels(e), created + e.index * 0.0001);
+    if (!om) {
+      createdFamily(b, base, help, es, created);
     }
   }
 
@@ -247,14 +246,24 @@ final class VllmWriter implements ExpositionWriter {
       sample(b, name + "_count", labels(e), h.count());
       sample(b, name + "_sum", labels(e), h.sum());
       if (om) {
-        sample(b, name + "_created", labels(e), created + e.index * 0.0001);
+        sample(b, name + "_created", labels(e), created(e, created));
       }
     }
     if (!om) {
-      Fmt.header(b, name + "_created", help, "gauge");
-      for (EngineStats e : es) {
-        sample(b, name + "_created", labels(e), created + e.index * 0.0001);
-      }
+      createdFamily(b, name, help, es, created);
     }
+  }
+
+  /** The text format's {@code _created} gauge family that follows a counter or histogram family. */
+  private void createdFamily(StringBuilder b, String name, String help, List<EngineStats> es, double created) {
+    Fmt.header(b, name + "_created", help, "gauge");
+    for (EngineStats e : es) {
+      sample(b, name + "_created", labels(e), created(e, created));
+    }
+  }
+
+  /** The {@code _created} timestamp of an engine's series: the ranks registered 0.1 ms apart. */
+  private static double created(EngineStats e, double created) {
+    return created + e.index * 0.0001;
   }
 }
