@@ -1,5 +1,7 @@
 package dev.gputop.agent;
 
+import java.io.PrintWriter;
+import java.nio.file.Path;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -29,7 +31,49 @@ public final class Main implements Runnable {
   public static void main(String[] args) {
     configureLogging();
     StartupWarmup.startFor(args);
-    System.exit(commandLine(args).execute(args));
+    System.exit(execute(args));
+  }
+
+  /**
+   * Runs the command that {@code args} names and returns its exit code. The agent's own start, {@code
+   * run}, {@code run -c FILE} or {@code run --config FILE}, skips picocli: building the model of
+   * even one command and parsing with it costs a few hundred milliseconds of the time to the first
+   * scrape. Every other command line, including other spellings of the same options, {@code @file}
+   * arguments and {@code --help}, goes through picocli; the exit codes and error messages are the
+   * same either way.
+   */
+  static int execute(String... args) {
+    if (isPlainRun(args)) {
+      return plainRun(args, new PrintWriter(System.err, true));
+    }
+    return commandLine(args).execute(args);
+  }
+
+  /** {@code run} of a command line {@link #isPlainRun} accepts, as picocli would run it. */
+  static int plainRun(String[] args, PrintWriter err) {
+    RunCommand run = new RunCommand();
+    run.config = new ConfigMixin();
+    run.config.configFile = args.length == 3 ? Path.of(args[2]) : null;
+    try {
+      return run.call();
+    } catch (Exception e) {
+      return exitCode(e, err);
+    }
+  }
+
+  /** Whether {@code args} is {@code run}, {@code run -c FILE} or {@code run --config FILE}. */
+  static boolean isPlainRun(String... args) {
+    if (args.length == 0 || !args[0].equals("run")) {
+      return false;
+    }
+    if (args.length == 1) {
+      return true;
+    }
+    return args.length == 3
+        && (args[1].equals("-c") || args[1].equals("--config"))
+        && !args[2].isEmpty()
+        && !args[2].startsWith("-")
+        && !args[2].startsWith("@");
   }
 
   static void configureLogging() {
@@ -66,19 +110,7 @@ public final class Main implements Runnable {
   }
 
   private static CommandLine withExitCodes(CommandLine cl) {
-    cl.setExecutionExceptionHandler(
-        (e, cmd, parseResult) -> {
-          if (e instanceof dev.gputop.config.ConfigException) {
-            cmd.getErr().println("configuration error: " + e.getMessage());
-            return ExitCodes.CONFIG;
-          }
-          if (e instanceof java.io.UncheckedIOException || e instanceof java.io.IOException) {
-            cmd.getErr().println("I/O error: " + e.getMessage());
-            return ExitCodes.IO;
-          }
-          cmd.getErr().println("error: " + e);
-          return ExitCodes.RUNTIME;
-        });
+    cl.setExecutionExceptionHandler((e, cmd, parseResult) -> exitCode(e, cmd.getErr()));
     // A wrong option or value on the command line is configuration too (picocli would say 2,
     // which here means I/O).
     cl.setParameterExceptionHandler(
@@ -89,6 +121,20 @@ public final class Main implements Runnable {
           return ExitCodes.CONFIG;
         });
     return cl;
+  }
+
+  /** The exit code of SPEC.md section 5 for a command that failed with {@code e}, said on {@code err}. */
+  private static int exitCode(Exception e, PrintWriter err) {
+    if (e instanceof dev.gputop.config.ConfigException) {
+      err.println("configuration error: " + e.getMessage());
+      return ExitCodes.CONFIG;
+    }
+    if (e instanceof java.io.UncheckedIOException || e instanceof java.io.IOException) {
+      err.println("I/O error: " + e.getMessage());
+      return ExitCodes.IO;
+    }
+    err.println("error: " + e);
+    return ExitCodes.RUNTIME;
   }
 
   @Override

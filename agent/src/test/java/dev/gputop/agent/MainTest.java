@@ -152,6 +152,35 @@ class MainTest {
   }
 
   @Test
+  void isPlainRun_onlyTheAgentsOwnStartSkipsPicocli() {
+    assertThat(Main.isPlainRun("run")).isTrue();
+    assertThat(Main.isPlainRun("run", "--config", "a.yaml")).isTrue();
+    assertThat(Main.isPlainRun("run", "-c", "/etc/gputop/agent.yaml")).isTrue();
+    assertThat(Main.isPlainRun()).isFalse();
+    assertThat(Main.isPlainRun("snapshot")).isFalse();
+    assertThat(Main.isPlainRun("run", "--help")).isFalse();
+    assertThat(Main.isPlainRun("run", "--config=a.yaml")).isFalse();
+    assertThat(Main.isPlainRun("run", "--config", "@args.txt")).isFalse();
+    assertThat(Main.isPlainRun("run", "--config", "--help")).isFalse();
+    assertThat(Main.isPlainRun("run", "--config")).isFalse();
+    assertThat(Main.isPlainRun("run", "--config", "a.yaml", "--frobnicate")).isFalse();
+  }
+
+  @Test
+  void plainRun_failsWithPicocliPathsExitCodesAndMessages() throws Exception {
+    Path bad = file("c.yaml", "listen: nowhere\n");
+    Path absent = dir.resolve("absent.yaml");
+    for (String[] args : List.of(
+        new String[] {"run", "--config", bad.toString()}, new String[] {"run", "-c", absent.toString()})) {
+      StringWriter err = new StringWriter();
+      int code = Main.plainRun(args, new PrintWriter(err, true));
+      Result viaPicocli = run(args);
+      assertThat(code).isEqualTo(viaPicocli.code()).isIn(ExitCodes.CONFIG, ExitCodes.IO);
+      assertThat(err.toString()).isEqualTo(viaPicocli.err());
+    }
+  }
+
+  @Test
   void version_printsTheVersion() {
     Result r = run("version");
     assertThat(r.code()).isEqualTo(ExitCodes.OK);

@@ -1,7 +1,9 @@
 package dev.gputop.nvml;
 
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -24,11 +26,11 @@ public final class GpuEntries {
    */
   public static List<GpuEntry> of(GpuSample sample, ProcessOwnerLookup owners, ProcessNames names) {
     if (names != null) {
-      List<Long> live = new ArrayList<>(sample.processes().size());
+      Set<Long> live = new HashSet<>();
       for (GpuProcess p : sample.processes()) {
         live.add(p.pid());
       }
-      names.retain(new java.util.HashSet<>(live));
+      names.retain(live);
     }
     List<GpuEntry> entries = new ArrayList<>(sample.devices().size());
     for (GpuDevice d : sample.devices()) {
