@@ -186,15 +186,15 @@ public final class AgentHttpServer implements AutoCloseable {
     ObjectNode doc = runtime.snapshot();
     byte[] body =
         pretty
-            ? SnapshotAssembler.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsBytes(doc)
-            : SnapshotAssembler.MAPPER.writeValueAsBytes(doc);
+            ? Json.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsBytes(doc)
+            : Json.MAPPER.writeValueAsBytes(doc);
     send(exchange, 200, JSON, body);
   }
 
   private void healthz(HttpExchange exchange) throws IOException {
     Map<String, HealthStatus> health = runtime.health();
-    ObjectNode doc = SnapshotAssembler.MAPPER.createObjectNode();
-    ArrayNode reasons = SnapshotAssembler.MAPPER.createArrayNode();
+    ObjectNode doc = Json.MAPPER.createObjectNode();
+    ArrayNode reasons = Json.MAPPER.createArrayNode();
     boolean ok = true;
     for (Map.Entry<String, HealthStatus> e : health.entrySet()) {
       if (e.getValue().state() == HealthStatus.State.UNHEALTHY) {
@@ -210,7 +210,7 @@ public final class AgentHttpServer implements AutoCloseable {
   }
 
   private static byte[] json(ObjectNode doc) throws JsonProcessingException {
-    return SnapshotAssembler.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsBytes(doc);
+    return Json.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsBytes(doc);
   }
 
   private static void send(HttpExchange exchange, int status, String contentType, byte[] body)

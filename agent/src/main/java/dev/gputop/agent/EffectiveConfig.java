@@ -25,15 +25,21 @@ final class EffectiveConfig {
 
   static final String REDACTED = "<redacted>";
 
-  private static final ObjectMapper YAML =
-      new ObjectMapper(new YAMLFactory()
-          .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
-          .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES));
-
   private EffectiveConfig() {}
 
   static String toYaml(AgentConfig c) throws JsonProcessingException {
-    return YAML.writeValueAsString(tree(c));
+    return Yaml.MAPPER.writeValueAsString(tree(c));
+  }
+
+  /**
+   * The YAML writer, created on first use: {@link #duration} is on the start-up path of {@code
+   * run}, and building a mapper there would cost the first scrape ~100 ms of class loading.
+   */
+  private static final class Yaml {
+    static final ObjectMapper MAPPER =
+        new ObjectMapper(new YAMLFactory()
+            .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
+            .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES));
   }
 
   static Map<String, Object> tree(AgentConfig c) {

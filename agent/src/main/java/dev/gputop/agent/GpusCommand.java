@@ -60,20 +60,20 @@ final class GpusCommand implements Callable<Integer> {
       err.println("NVML unavailable: " + e.getMessage());
       err.flush();
       if (json) {
-        ObjectNode doc = SnapshotAssembler.MAPPER.createObjectNode();
+        ObjectNode doc = Json.MAPPER.createObjectNode();
         doc.putArray("gpus");
         doc.put("unavailable", e.getMessage());
-        out.println(SnapshotAssembler.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(doc));
+        out.println(Json.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(doc));
         out.flush();
       }
       return ExitCodes.IO;
     }
     List<GpuEntry> gpus = GpuEntries.of(sample, null, new ProcessNames());
     if (json) {
-      ObjectNode doc = SnapshotAssembler.MAPPER.createObjectNode();
+      ObjectNode doc = Json.MAPPER.createObjectNode();
       doc.put("driverVersion", sample.driverVersion());
-      doc.set("gpus", SnapshotAssembler.MAPPER.valueToTree(gpus));
-      out.println(SnapshotAssembler.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(doc));
+      doc.set("gpus", Json.MAPPER.valueToTree(gpus));
+      out.println(Json.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(doc));
     } else {
       out.print(table(sample.driverVersion(), library, gpus));
     }

@@ -1,8 +1,6 @@
 package dev.gputop.agent;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -25,15 +23,11 @@ import java.util.logging.Logger;
  * {@code alerts} default to empty lists, {@code overview.serving} to an object whose four fields
  * are null, and non-finite numbers become null (JSON has no NaN).
  *
- * <p>Thread-safe: stateless apart from a configured, shared {@link ObjectMapper}.
+ * <p>Thread-safe: stateless; values are converted with the shared {@link Json#MAPPER}.
  */
 final class SnapshotAssembler {
 
   private static final Logger logger = Logger.getLogger(SnapshotAssembler.class.getName());
-
-  /** Shared mapper; configured once, thread-safe afterwards. */
-  static final ObjectMapper MAPPER =
-      new ObjectMapper().disable(SerializationFeature.FAIL_ON_EMPTY_BEANS);
 
   static final List<String> SERVING_FIELDS =
       List.of("worstTtftP99", "worstItlP50", "generationTokensPerSecond", "waiting");
@@ -54,7 +48,7 @@ final class SnapshotAssembler {
       for (Map.Entry<String, Object> e : section.entrySet()) {
         JsonNode value;
         try {
-          value = MAPPER.valueToTree(e.getValue());
+          value = Json.MAPPER.valueToTree(e.getValue());
         } catch (IllegalArgumentException ex) {
           logger.log(Level.WARNING, "snapshot section '" + e.getKey() + "' can't be written as JSON; left out", ex);
           continue;

@@ -49,8 +49,15 @@ final class AgentProcess implements AutoCloseable {
   }
 
   static AgentProcess start(Path workDir, Map<String, String> env, String... args) throws IOException {
+    return start(workDir, env, List.of(), args);
+  }
+
+  /** As {@link #start(Path, Map, String...)}, with options for the JVM before {@code -jar}. */
+  static AgentProcess start(Path workDir, Map<String, String> env, List<String> jvmOptions, String... args)
+      throws IOException {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    cmd.addAll(jvmOptions);
     cmd.add("-jar");
     cmd.add(jar().toString());
     cmd.addAll(List.of(args));
@@ -97,6 +104,21 @@ final class AgentProcess implements AutoCloseable {
       Thread.sleep(20);
     }
     throw new AssertionError("agent did not log its listener within " + timeout + "; stderr:\n" + err());
+  }
+
+  /** Waits at most {@code timeout} until stderr contains {@code text}; fails if the agent exits first. */
+  void awaitErr(String text, Duration timeout) throws Exception {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (System.nanoTime() < deadline) {
+      if (err().contains(text)) {
+        return;
+      }
+      if (!process.isAlive()) {
+        throw new AssertionError("agent exited with " + process.exitValue() + "; stderr:\n" + err());
+      }
+      Thread.sleep(20);
+    }
+    throw new AssertionError("agent did not log '" + text + "' within " + timeout + "; stderr:\n" + err());
   }
 
   /** GET {@code url}; the status code and body. */
