@@ -1,7 +1,5 @@
 package dev.gputop.inference.parse;
 
-import java.math.BigInteger;
-
 /**
  * The Eisel–Lemire algorithm: converts {@code mantissa × 10^exponent} to the nearest double with
  * one or two 64×128-bit multiplications, or reports that it cannot decide (the caller then falls
@@ -10,8 +8,8 @@ import java.math.BigInteger;
  */
 final class EiselLemire {
 
-  private static final int MIN_EXP10 = -348;
-  private static final int MAX_EXP10 = 347;
+  private static final int MIN_EXP10 = PowersOfTen.MIN_EXP10;
+  private static final int MAX_EXP10 = PowersOfTen.MAX_EXP10;
 
   private EiselLemire() {}
 
@@ -27,8 +25,8 @@ final class EiselLemire {
     long man = mantissa << clz;
     long retExp2 = ((217706L * exponent) >> 16) + 64 + 1023 - clz;
     int index = 2 * (exponent - MIN_EXP10);
-    long powHi = Table.POWERS[index];
-    long powLo = Table.POWERS[index + 1];
+    long powHi = PowersOfTen.POWERS[index];
+    long powLo = PowersOfTen.POWERS[index + 1];
 
     long xHi = unsignedMultiplyHigh(man, powHi);
     long xLo = man * powHi;
@@ -68,36 +66,5 @@ final class EiselLemire {
 
   private static long unsignedMultiplyHigh(long a, long b) {
     return Math.multiplyHigh(a, b) + ((a >> 63) & b) + ((b >> 63) & a);
-  }
-
-  /**
-   * 128-bit approximations, rounded down, of the powers of ten 10^-348 … 10^347, normalized so
-   * the top bit is set: {@code POWERS[2i]} holds the high 64 bits, {@code POWERS[2i+1]} the low.
-   * Computed once with BigInteger (a few milliseconds) instead of a 1,400-constant source table.
-   */
-  static final class Table {
-    static final long[] POWERS = compute();
-
-    private static long[] compute() {
-      long[] powers = new long[2 * (MAX_EXP10 - MIN_EXP10 + 1)];
-      BigInteger mask64 = BigInteger.ONE.shiftLeft(64).subtract(BigInteger.ONE);
-      for (int e = MIN_EXP10; e <= MAX_EXP10; e++) {
-        BigInteger m;
-        if (e >= 0) {
-          BigInteger v = BigInteger.TEN.pow(e);
-          int shift = v.bitLength() - 128;
-          m = shift > 0 ? v.shiftRight(shift) : v.shiftLeft(-shift);
-        } else {
-          BigInteger d = BigInteger.TEN.pow(-e);
-          m = BigInteger.ONE.shiftLeft(d.bitLength() + 127).divide(d);
-        }
-        int i = 2 * (e - MIN_EXP10);
-        powers[i] = m.shiftRight(64).longValue();
-        powers[i + 1] = m.and(mask64).longValue();
-      }
-      return powers;
-    }
-
-    private Table() {}
   }
 }
