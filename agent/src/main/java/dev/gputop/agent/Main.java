@@ -30,7 +30,6 @@ public final class Main implements Runnable {
 
   public static void main(String[] args) {
     configureLogging();
-    StartupWarmup.startFor(args);
     System.exit(execute(args));
   }
 

@@ -2,7 +2,6 @@ package dev.gputop.agent;
 
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.exporter.prometheus.PrometheusMetricReader;
-import io.opentelemetry.exporter.sender.jdk.internal.JdkHttpSenderProvider;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
 import io.opentelemetry.sdk.autoconfigure.AutoConfiguredOpenTelemetrySdk;
 import io.opentelemetry.sdk.autoconfigure.spi.ConfigProperties;
@@ -42,7 +41,8 @@ import java.util.stream.Collectors;
  *       metrics only).
  *   <li>Resource: {@code service.name=gputop-agent} unless configured, {@code service.version},
  *       {@code host.name}.
- *   <li>OTLP http/protobuf goes through the JDK's HTTP client; gRPC through OkHttp.
+ *   <li>OTLP http/protobuf goes through the JDK's HTTP client ({@link LazyTlsHttpSenderProvider},
+ *       which initializes TLS only for an https endpoint); gRPC through OkHttp.
  * </ul>
  *
  * <p>A {@link PrometheusMetricReader} (when wanted) and the {@link ExportedHistogramProducer} are
@@ -76,7 +76,7 @@ public final class StandaloneSdk implements AutoCloseable {
    * @param withPrometheus whether to register a Prometheus reader for the {@code /metrics} endpoint
    */
   public static StandaloneSdk create(boolean withPrometheus) {
-    preferJdkHttpSender();
+    preferLazyTlsHttpSender();
     ExportedHistogramProducer histograms = new ExportedHistogramProducer();
     PrometheusMetricReader prometheus =
         withPrometheus ? PrometheusMetricReader.builder().setOtelScopeLabelsEnabled(false).build() : null;
@@ -227,13 +227,14 @@ public final class StandaloneSdk implements AutoCloseable {
   }
 
   /**
-   * Both the JDK and the OkHttp senders are bundled (OkHttp for gRPC); without a preference the SDK
-   * warns and picks either. The property name and value are class names, so they follow relocation.
+   * Three HTTP senders are on the class path (the JDK's, OkHttp's for gRPC, and ours around the
+   * JDK's); without a preference the SDK warns and picks any. The property name and value are
+   * class names, so they follow relocation. A user's own choice of the property stands.
    */
-  private static void preferJdkHttpSender() {
+  private static void preferLazyTlsHttpSender() {
     String key = HttpSenderProvider.class.getName();
     if (System.getProperty(key) == null) {
-      System.setProperty(key, JdkHttpSenderProvider.class.getName());
+      System.setProperty(key, LazyTlsHttpSenderProvider.class.getName());
     }
   }
 }

@@ -218,7 +218,9 @@ class AttachIT {
       List<String> names = Collections.list(ext.entries()).stream().map(JarEntry::getName).toList();
       assertThat(names).noneMatch(n -> n.startsWith("io/opentelemetry/") || n.startsWith("io/prometheus/"))
           .contains("dev/gputop/agent/extension/GputopExtension.class", "dev/gputop/inference/InferenceReceiverProvider.class")
-          .anyMatch(n -> n.startsWith("dev/gputop/shaded/com/fasterxml/jackson/"));
+          .anyMatch(n -> n.startsWith("dev/gputop/shaded/com/fasterxml/jackson/"))
+          // The standalone agent's OTLP sender must not be offered to the Java agent's exporters.
+          .doesNotContain("META-INF/services/io.opentelemetry.sdk.common.export.HttpSenderProvider");
       try (var in = ext.getInputStream(ext.getEntry("META-INF/services/" + CUSTOMIZER_SPI))) {
         assertThat(new String(in.readAllBytes(), StandardCharsets.UTF_8).trim())
             .isEqualTo("dev.gputop.agent.extension.GputopExtension");

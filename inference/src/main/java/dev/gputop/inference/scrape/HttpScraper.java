@@ -115,13 +115,39 @@ public final class HttpScraper implements Scraper {
     // than as a server that did not answer.
     this.clients = new HttpClients(connectTimeout(config.timeout()), httpExecutor);
     this.slots = new Semaphore(config.concurrency());
-    // The default client is what nearly every target uses. Building it initializes JSSE and the
-    // HTTP client, which on a cold JVM takes a good part of a second: do it now rather than
-    // inside the first scrape's deadline.
+    // The default client is what nearly every target uses. Building it initializes the HTTP
+    // client, ~0.1 s on a cold JVM: do it now rather than inside the first scrape's deadline.
+    // (JSSE is left for the first https target; see prepareTls.)
     try {
       clients.get(TlsConfig.defaults());
     } catch (ScrapeFailure | RuntimeException e) {
       logger.log(Level.FINE, "Could not prepare the default HTTP client; will retry per scrape", e);
+    }
+  }
+
+  /**
+   * Initializes JSSE before the first cycle with an https target that uses the JDK's trust store,
+   * so that its cost (a few hundred milliseconds on a cold JVM, more on a busy node) is not taken
+   * from that scrape's deadline. Scrapes of http:// targets never initialize it.
+   */
+  private void prepareTls(List<ScrapeTarget> targets) {
+    LazyDefaultSslContext tls = clients.defaultTls();
+    if (tls.initialized()) {
+      return;
+    }
+    for (ScrapeTarget target : targets) {
+      if ("https".equalsIgnoreCase(target.url().getScheme()) && HttpClients.usesDefaultTls(target.tls())) {
+        try {
+          long t0 = System.nanoTime();
+          tls.initialize();
+          logger.fine(() -> "TLS initialized for " + target.url() + " in "
+              + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0) + " ms");
+        } catch (IllegalStateException e) {
+          // Each https scrape then fails with this reason, reported per target.
+          logger.log(Level.FINE, "TLS could not be initialized", e);
+        }
+        return;
+      }
     }
   }
 
@@ -150,6 +176,7 @@ public final class HttpScraper implements Scraper {
   }
 
   private List<ScrapeResult> scrape(List<ScrapeTarget> targets) {
+    prepareTls(targets);
     long deadline = System.nanoTime() + config.timeout().toNanos();
     Span cycle = telemetry.startCycle(targets.size());
     List<ScrapeCall> calls = new ArrayList<>(targets.size());
@@ -258,6 +285,11 @@ public final class HttpScraper implements Scraper {
 
   static Duration connectTimeout(Duration timeout) {
     return Duration.ofNanos(Math.max(timeout.toNanos() / 4 * 3, 1));
+  }
+
+  /** Whether JSSE has been initialized for the targets without TLS settings, for tests. */
+  boolean defaultTlsInitialized() {
+    return clients.defaultTls().initialized();
   }
 
   /** How many HTTP clients are cached (one per distinct TLS setting), for tests. */

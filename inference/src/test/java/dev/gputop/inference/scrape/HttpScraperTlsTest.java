@@ -80,6 +80,41 @@ class HttpScraperTlsTest {
   }
 
   @Test
+  void scrapeAll_httpTargets_neverInitializeTls_anHttpsTargetDoesBeforeItsScrape() throws Exception {
+    TestHttpServer plain = track(TestHttpServer.http());
+    plain.handle("/metrics", exchange -> TestHttpServer.send(exchange, 200, PROMETHEUS_TEXT, bytes(EXPOSITION)));
+    TestHttpServer secure = https("server", false);
+    // A timeout far below a cold JSSE start-up on a loaded machine would still pass: the
+    // initialization happens before the cycle's deadline starts.
+    ScrapeConfig tight = new ScrapeConfig(Duration.ofSeconds(5), 1 << 20, 64 << 10, 200_000, 64, 4);
+
+    try (HttpScraper scraper = scraper(tight)) {
+      ScrapeTarget http = ScrapeTarget.of("plain", plain.uri("/metrics"));
+      assertThat(scraper.scrapeAll(List.of(http)).get(0).outcome()).isEqualTo(Outcome.SUCCESS);
+      assertThat(scraper.scrapeAll(List.of(http)).get(0).outcome()).isEqualTo(Outcome.SUCCESS);
+      assertThat(scraper.defaultTlsInitialized()).isFalse();
+
+      ScrapeResult https = scraper.scrapeAll(List.of(http, target(secure, TlsConfig.defaults()))).get(1);
+
+      assertThat(scraper.defaultTlsInitialized()).isTrue();
+      // Verified against the JDK's trust store, which does not hold the test CA.
+      assertThat(https.outcome()).isEqualTo(Outcome.TLS_ERROR);
+      assertThat(https.error()).contains("the server's certificate is not trusted");
+    }
+  }
+
+  @Test
+  void scrapeAll_customCaTarget_leavesTheDefaultTlsContextAlone() throws Exception {
+    TestHttpServer server = https("server", false);
+    TlsConfig tls = new TlsConfig(pki("ca.pem"), null, null, false);
+
+    try (HttpScraper scraper = scraper(CONFIG)) {
+      assertThat(scraper.scrapeAll(List.of(target(server, tls))).get(0).outcome()).isEqualTo(Outcome.SUCCESS);
+      assertThat(scraper.defaultTlsInitialized()).isFalse();
+    }
+  }
+
+  @Test
   void scrapeAll_certificateForAnotherHost_isRejected() throws Exception {
     TestHttpServer server = https("wrong-host", false);
     TlsConfig tls = new TlsConfig(pki("ca.pem"), null, null, false);
