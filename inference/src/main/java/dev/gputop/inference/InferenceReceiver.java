@@ -263,12 +263,25 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
     return out;
   }
 
-  /** URLs are the same server when they differ only in letter case of scheme and host. */
-  private static String sameUrl(URI url) {
+  /**
+   * URLs are the same server when they differ only in letter case of scheme and host, in an
+   * explicit default port, or in the name of this machine's loopback address: {@code localhost},
+   * {@code 127.0.0.1} and {@code [::1]} (a configured {@code http://localhost:8000/metrics} is the
+   * server that discovery finds at {@code http://127.0.0.1:8000/metrics}; scraping it twice would
+   * count its load twice in the overview).
+   */
+  static String sameUrl(URI url) {
     URI n = url.normalize();
     String scheme = n.getScheme() == null ? "" : n.getScheme().toLowerCase(Locale.ROOT);
     String host = n.getHost() == null ? "" : n.getHost().toLowerCase(Locale.ROOT);
-    return scheme + "://" + host + ":" + n.getPort() + n.getRawPath()
+    if (host.equals("localhost") || host.equals("127.0.0.1") || host.equals("[::1]")) {
+      host = "loopback";
+    }
+    int port = n.getPort();
+    if (port == -1) {
+      port = scheme.equals("https") ? 443 : scheme.equals("http") ? 80 : -1;
+    }
+    return scheme + "://" + host + ":" + port + n.getRawPath()
         + (n.getRawQuery() == null ? "" : "?" + n.getRawQuery());
   }
 

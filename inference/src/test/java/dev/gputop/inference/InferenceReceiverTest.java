@@ -201,6 +201,37 @@ class InferenceReceiverTest {
   }
 
   @Test
+  void refresh_configuredLocalhostIsTheServerDiscoveredAtTheLoopbackAddress() {
+    try (InferenceReceiver r = receiver(endpoint("chat-api", "http://localhost:8000/metrics"))) {
+      discovery.servers.add(discovered("vllm-8000", "http://127.0.0.1:8000/metrics", 4242L));
+      discovery.servers.add(discovered("vllm-8001", "http://127.0.0.1:8001/metrics", 4343L));
+      scraper.bodies.put("http://localhost:8000/metrics", fixture("vllm", "vllm-v1-dp2-small", 0));
+      scraper.bodies.put("http://127.0.0.1:8001/metrics", fixture("vllm", "vllm-v1-dp2-small", 0));
+      r.refresh();
+      assertThat(r.snapshot().servers()).extracting(ServerEntry::name).containsExactly("chat-api", "vllm-8001");
+      assertThat(server(r, "chat-api").pids()).containsExactly(4242L);
+      assertThat(scraper.calls).isEqualTo(2);
+    }
+  }
+
+  @Test
+  void sameUrl_ignoresCaseDefaultPortsAndLoopbackNamesOnly() {
+    assertThat(InferenceReceiver.sameUrl(URI.create("HTTP://LocalHost:8000/metrics")))
+        .isEqualTo(InferenceReceiver.sameUrl(URI.create("http://127.0.0.1:8000/metrics")))
+        .isEqualTo(InferenceReceiver.sameUrl(URI.create("http://[::1]:8000/metrics")));
+    assertThat(InferenceReceiver.sameUrl(URI.create("http://10.0.0.5/metrics")))
+        .isEqualTo(InferenceReceiver.sameUrl(URI.create("http://10.0.0.5:80/metrics")));
+    assertThat(InferenceReceiver.sameUrl(URI.create("https://10.0.0.5/metrics")))
+        .isEqualTo(InferenceReceiver.sameUrl(URI.create("https://10.0.0.5:443/metrics")));
+    assertThat(InferenceReceiver.sameUrl(URI.create("http://127.0.0.1:8000/metrics")))
+        .isNotEqualTo(InferenceReceiver.sameUrl(URI.create("http://127.0.0.2:8000/metrics")))
+        .isNotEqualTo(InferenceReceiver.sameUrl(URI.create("https://127.0.0.1:8000/metrics")))
+        .isNotEqualTo(InferenceReceiver.sameUrl(URI.create("http://127.0.0.1:8000/metrics/")));
+    assertThat(InferenceReceiver.sameUrl(URI.create("http://10.0.0.5:80/metrics")))
+        .isNotEqualTo(InferenceReceiver.sameUrl(URI.create("http://10.0.0.5:443/metrics")));
+  }
+
+  @Test
   void refresh_serverThatLeavesDiscoveryIsGoneAtTheNextCycle() {
     try (InferenceReceiver r = receiver()) {
       discovery.servers.add(discovered("vllm-8000", "http://127.0.0.1:8000/metrics", 11L));
