@@ -20,6 +20,7 @@ import java.util.Objects;
 import java.util.ServiceLoader;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -61,6 +62,14 @@ public final class AgentRuntime implements AutoCloseable {
 
   /** The receivers the snapshot's {@code health} object always names, present or not. */
   static final List<String> KNOWN_RECEIVERS = List.of("inference", "nvml");
+
+  /**
+   * How long a receiver's first refresh waits for the first refresh of the receiver started before
+   * it (see {@link ReceiverProvider#order()}): long enough for NVML's first sample, so discovery's
+   * first pass sees the GPU processes; short enough that a GPU that hangs its driver calls delays
+   * the inference receiver's first scrape by no more than this.
+   */
+  static final Duration FIRST_REFRESH_WAIT = Duration.ofSeconds(2);
 
   /** Reason reported for a receiver that the configuration switched off or the build lacks. */
   static final String DISABLED = "disabled";
@@ -140,8 +149,10 @@ public final class AgentRuntime implements AutoCloseable {
       if (histogramProducer != null) {
         histogramProducer.bind(this::exportedHistograms);
       }
+      Running previous = null;
       for (Running r : rs) {
-        r.schedule(config.refreshNormal());
+        r.schedule(config.refreshNormal(), previous);
+        previous = r;
       }
       logger.info(() -> "receivers started: " + receiverNames() + ", refresh every " + EffectiveConfig.duration(config.refreshNormal()));
     }
@@ -305,6 +316,7 @@ public final class AgentRuntime implements AutoCloseable {
     final Receiver receiver;
     final ScheduledExecutorService executor;
     private final AtomicBoolean refreshed = new AtomicBoolean();
+    private final CountDownLatch firstRefreshDone = new CountDownLatch(1);
     private final AtomicLong lastFailureLog = new AtomicLong(Long.MIN_VALUE);
 
     Running(Receiver receiver) {
@@ -318,10 +330,30 @@ public final class AgentRuntime implements AutoCloseable {
               });
     }
 
-    void schedule(Duration every) {
-      // Fixed rate keeps scrapes evenly spaced for the window arithmetic; a refresh that overruns
-      // delays the next one instead of running two at once.
-      executor.scheduleAtFixedRate(this::refreshOnce, 0, every.toNanos(), TimeUnit.NANOSECONDS);
+    /**
+     * Refreshes every {@code every}, the first time as soon as {@code after} (the receiver started
+     * before this one, or null) has refreshed once or {@link #FIRST_REFRESH_WAIT} has passed.
+     */
+    void schedule(Duration every, Running after) {
+      executor.execute(() -> {
+        if (after != null) {
+          try {
+            if (!after.firstRefreshDone.await(FIRST_REFRESH_WAIT.toNanos(), TimeUnit.NANOSECONDS)) {
+              logger.info(() -> "receiver " + receiver.name() + ": starting without waiting longer for "
+                  + after.receiver.name() + "'s first refresh");
+            }
+          } catch (InterruptedException e) {
+            return; // closed while waiting
+          }
+        }
+        try {
+          // Fixed rate keeps scrapes evenly spaced for the window arithmetic; a refresh that
+          // overruns delays the next one instead of running two at once.
+          executor.scheduleAtFixedRate(this::refreshOnce, 0, every.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException e) {
+          // Stopped while waiting: nothing to schedule.
+        }
+      });
     }
 
     boolean refreshedOnce() {
@@ -335,6 +367,7 @@ public final class AgentRuntime implements AutoCloseable {
         throttled("refresh() threw", t);
       } finally {
         if (refreshed.compareAndSet(false, true)) {
+          firstRefreshDone.countDown();
           firstRefresh.countDown();
           if (firstRefresh.getCount() == 0) {
             logFirstRefresh();

@@ -102,6 +102,41 @@ class AgentRuntimeTest {
   }
 
   @Test
+  void start_firstRefreshWaitsForTheFirstRefreshOfTheReceiverStartedBefore() throws Exception {
+    // As discovery (inference, 200) needs NVML's (100) first sample of the GPU processes.
+    FakeReceiver nvml = new FakeReceiver("nvml");
+    nvml.block = new CountDownLatch(1);
+    FakeReceiver inference = new FakeReceiver("inference");
+    start(FAST, FakeProvider.of(inference, 200), FakeProvider.of(nvml, 100));
+    try {
+      assertThat(nvml.refreshed.await(5, TimeUnit.SECONDS)).isTrue();
+      Thread.sleep(300);
+      assertThat(inference.refreshes.get()).isZero();
+    } finally {
+      nvml.block.countDown();
+    }
+    assertThat(inference.refreshed.await(5, TimeUnit.SECONDS)).isTrue();
+  }
+
+  @Test
+  void start_firstRefreshWaitsForTheReceiverBeforeAtMostTwoSeconds() throws Exception {
+    FakeReceiver hung = new FakeReceiver("nvml");
+    hung.block = new CountDownLatch(1);
+    FakeReceiver inference = new FakeReceiver("inference");
+    inference.refreshed = new CountDownLatch(3);
+    long t0 = System.nanoTime();
+    start(FAST, FakeProvider.of(hung, 100), FakeProvider.of(inference, 200));
+    try {
+      assertThat(inference.refreshed.await(10, TimeUnit.SECONDS)).isTrue();
+      long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+      assertThat(waited).isBetween(AgentRuntime.FIRST_REFRESH_WAIT.toMillis() - 50, 9_000L);
+      assertThat(hung.refreshes.get()).isEqualTo(1); // still in its first refresh
+    } finally {
+      hung.block.countDown();
+    }
+  }
+
+  @Test
   void refresh_throwingReceiverKeepsItsSchedule() throws Exception {
     FakeReceiver r = new FakeReceiver("inference");
     r.throwOnRefresh = new IllegalStateException("boom");

@@ -6,6 +6,10 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
 import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -74,6 +78,8 @@ class PrometheusEndToEndIT {
   private static final List<Background> processes = new ArrayList<>();
   private static PrometheusApi prometheus;
   private static String agentInstance;
+  private static JsonNode firstSnapshot;
+  private static String discoveredName;
   private static Map<String, String> variables = Map.of();
   private static Map<String, List<JsonNode>> lastResults = Map.of();
 
@@ -167,8 +173,16 @@ class PrometheusEndToEndIT {
     agent.environment().put("FAKE_NVML_PROCESSES",
         vllmPid + ":0:17179869184," + vllmPid + ":1:17179869184," + ProcessHandle.current().pid() + ":1:1073741824");
     agent.environment().put("OTEL_METRICS_EXPORTER", "none");
-    start("agent", agent);
+    Background agentProcess = start("agent", agent);
     agentInstance = "127.0.0.1:" + agentPort;
+    // What the agent knew at the end of its first refresh: the inference receiver's first refresh
+    // waits for NVML's first sample, so discovery's first pass already sees the vLLM's GPU PIDs.
+    agentProcess.awaitOutput("first refresh of every receiver done", Duration.ofSeconds(60));
+    HttpClient http = HttpClient.newHttpClient();
+    firstSnapshot = Examples.JSON.readTree(http.send(
+        HttpRequest.newBuilder(URI.create("http://" + agentInstance + "/api/snapshot")).build(),
+        HttpResponse.BodyHandlers.ofString()).body());
+    discoveredName = "vllm-" + basePort;
 
     // Prometheus.
     int prometheusPort = freePortBlock(1);
@@ -213,6 +227,19 @@ class PrometheusEndToEndIT {
         }
       }
     }
+  }
+
+  @Test
+  void firstSnapshot_alreadyHasTheDiscoveredServerWithItsGpus() {
+    JsonNode found = null;
+    for (JsonNode server : firstSnapshot.get("inference")) {
+      if (server.get("name").asText().equals(discoveredName)) {
+        found = server;
+      }
+    }
+    assertThat(found).as("%s in the first snapshot: %s", discoveredName, firstSnapshot.get("inference")).isNotNull();
+    assertThat(found.get("source").asText()).isEqualTo("discovered");
+    assertThat(found.get("gpus")).extracting(JsonNode::asInt).containsExactly(0, 1);
   }
 
   @Test

@@ -10,7 +10,11 @@ public interface ReceiverProvider {
   /** The receiver's name: {@code nvml}, {@code inference}. */
   String name();
 
-  /** Lower starts first. NVML is 100, inference 200. */
+  /**
+   * Lower starts first, and a receiver's first refresh waits (at most two seconds) for the first
+   * refresh of the receiver started before it, so that its first refresh sees the data of the
+   * services it looks up. NVML is 100, inference 200 (discovery reads NVML's GPU processes).
+   */
   int order();
 
   /** Whether the configuration switches this receiver on. */
