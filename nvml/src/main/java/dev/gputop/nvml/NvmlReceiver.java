@@ -22,8 +22,11 @@ import java.util.logging.Logger;
  * JSON snapshot ({@code gpus}, {@code alerts}), {@code /healthz} and discovery ({@link
  * GpuProcessSource}, published through the {@link ReceiverContext}).
  *
- * <p>Without libnvidia-ml, or without a GPU, it reports {@code unavailable} with the reason, logs
- * it once, and tries to open NVML again every minute (the driver may load after the agent). A GPU
+ * <p>NVML is opened at the first refresh, on the refresh thread, not when the receiver is created:
+ * {@code nvmlInit} can take seconds on a node without {@code nvidia-persistenced}, and the agent's
+ * other receivers and listener need not wait for it. Without libnvidia-ml, or without a GPU, it
+ * reports {@code unavailable} with the reason, logs it once, and tries to open NVML again every
+ * minute (the driver may load after the agent). A GPU
  * that falls off the bus is reported as {@code failed} with a {@code gpu_failed} alert, and the
  * receiver is then {@code unhealthy}.
  *
@@ -64,11 +67,12 @@ public final class NvmlReceiver implements Receiver, GpuProcessSource {
   private final NvmlMetrics metrics;
   private final Map<String, DeviceAttributes> attributes = new HashMap<>();
   private Nvml nvml;
+  private boolean openAttempted;
   private long lastOpenAttempt;
   private String loggedReason;
   private boolean closed;
 
-  /** Creates the receiver, opens NVML (or records why not), registers instruments and publishes {@link GpuProcessSource}. */
+  /** Creates the receiver, registers instruments and publishes {@link GpuProcessSource}; NVML opens at the first refresh. */
   public static NvmlReceiver create(ReceiverContext context) {
     return new NvmlReceiver(context, new ProcessNames());
   }
@@ -79,7 +83,6 @@ public final class NvmlReceiver implements Receiver, GpuProcessSource {
     this.clock = context.clock();
     this.names = names;
     this.snapshot = new AtomicReference<>(Snapshot.unavailable("NVML not sampled yet"));
-    tryOpen();
     this.metrics = new NvmlMetrics(context.openTelemetry().getMeter("dev.gputop.nvml"), snapshot::get);
     context.publish(GpuProcessSource.class, this);
   }
@@ -95,7 +98,7 @@ public final class NvmlReceiver implements Receiver, GpuProcessSource {
       return;
     }
     if (nvml == null) {
-      if (clock.nanoTime() - lastOpenAttempt >= REOPEN_INTERVAL_NANOS) {
+      if (!openAttempted || clock.nanoTime() - lastOpenAttempt >= REOPEN_INTERVAL_NANOS) {
         tryOpen();
       }
       if (nvml == null) {
@@ -116,6 +119,7 @@ public final class NvmlReceiver implements Receiver, GpuProcessSource {
   }
 
   private void tryOpen() {
+    openAttempted = true;
     lastOpenAttempt = clock.nanoTime();
     try {
       nvml = Nvml.open(library);

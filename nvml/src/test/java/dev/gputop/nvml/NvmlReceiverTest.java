@@ -306,6 +306,25 @@ class NvmlReceiverTest {
   }
 
   @Test
+  void create_leavesNvmlClosedUntilTheFirstRefresh() {
+    // nvmlInit can take seconds without nvidia-persistenced: it runs on the refresh thread.
+    Control fake = FakeNvml.reset(1);
+    TestContext ctx = new TestContext(fakeLibrary());
+    try (NvmlReceiver receiver = new NvmlReceiver(ctx, new ProcessNames())) {
+      assertThat(fake.fake_nvml_refcount()).isZero();
+      assertThat(receiver.available()).isFalse();
+      assertThat(receiver.unavailableReason()).isEqualTo("NVML not sampled yet");
+
+      receiver.refresh();
+
+      assertThat(fake.fake_nvml_refcount()).isEqualTo(1);
+      assertThat(receiver.available()).isTrue();
+      assertThat(receiver.gpuProcesses()).isNotNull();
+    }
+    assertThat(fake.fake_nvml_refcount()).isZero();
+  }
+
+  @Test
   void refresh_noGpu_isUnavailable() {
     FakeNvml.reset(0);
     TestContext ctx = new TestContext(fakeLibrary());
