@@ -29,7 +29,9 @@ import javax.net.ssl.TrustManager;
  * reads as "keep the context's own defaults". That is what lets an HttpClient be built without
  * initializing anything; the engines it then creates are the default context's, with the default
  * context's settings. Certificates are verified against the JDK's trust store as with the default
- * context itself. Thread-safe.
+ * context itself. {@link #getProvider()} is null: naming the JSSE provider would load the JDK's
+ * provider list, ~50 ms of a cold start, and neither {@code java.net.http} nor the OpenTelemetry
+ * sender asks for it. Thread-safe.
  */
 public final class LazyDefaultSslContext extends SSLContext {
 

@@ -20,6 +20,8 @@ class LazyDefaultSslContextTest {
 
     assertThat(client.sslContext()).isSameAs(context);
     assertThat(context.initialized()).isFalse();
+    assertThat(context.getProtocol()).isEqualTo("Default");
+    assertThat(context.getProvider()).isNull();
     // No settings of its own: the engines keep the default context's.
     SSLParameters parameters = client.sslParameters();
     assertThat(parameters.getProtocols()).isNull();
