@@ -315,7 +315,7 @@ public final class AgentRuntime implements AutoCloseable {
   private final class Running {
     final Receiver receiver;
     final ScheduledExecutorService executor;
-    private final AtomicBoolean refreshed = new AtomicBoolean();
+    /** Zero once the first refresh ended; counted down by the refresh thread only. */
     private final CountDownLatch firstRefreshDone = new CountDownLatch(1);
     private final AtomicLong lastFailureLog = new AtomicLong(Long.MIN_VALUE);
 
@@ -357,7 +357,7 @@ public final class AgentRuntime implements AutoCloseable {
     }
 
     boolean refreshedOnce() {
-      return refreshed.get();
+      return firstRefreshDone.getCount() == 0;
     }
 
     private void refreshOnce() {
@@ -366,7 +366,8 @@ public final class AgentRuntime implements AutoCloseable {
       } catch (Throwable t) { // a receiver must never stop its own schedule
         throttled("refresh() threw", t);
       } finally {
-        if (refreshed.compareAndSet(false, true)) {
+        // Only this receiver's single refresh thread gets here, so check-then-count is safe.
+        if (firstRefreshDone.getCount() != 0) {
           firstRefreshDone.countDown();
           firstRefresh.countDown();
           if (firstRefresh.getCount() == 0) {
