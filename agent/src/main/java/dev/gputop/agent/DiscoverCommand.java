@@ -1,7 +1,5 @@
 package dev.gputop.agent;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.gputop.config.AgentConfig;
 import dev.gputop.config.Clock;
 import dev.gputop.config.DiscoveryConfig;
@@ -54,7 +52,7 @@ public final class DiscoverCommand implements Callable<Integer> {
     }
     PrintWriter out = spec.commandLine().getOut();
     if (json) {
-      out.println(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(result));
+      out.println(Json.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(result));
     } else {
       out.print(table(result, dc));
     }
