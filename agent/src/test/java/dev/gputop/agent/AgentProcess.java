@@ -92,33 +92,27 @@ final class AgentProcess implements AutoCloseable {
 
   /** The listener's base URL, from the agent's log line, waiting at most {@code timeout}. */
   String awaitListener(Duration timeout) throws Exception {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (System.nanoTime() < deadline) {
-      Matcher m = LISTENING.matcher(err());
-      if (m.find()) {
-        return m.group(1);
-      }
-      if (!process.isAlive()) {
-        throw new AssertionError("agent exited with " + process.exitValue() + "; stderr:\n" + err());
-      }
-      Thread.sleep(20);
-    }
-    throw new AssertionError("agent did not log its listener within " + timeout + "; stderr:\n" + err());
+    return awaitErr(LISTENING, "its listener", timeout).group(1);
   }
 
   /** Waits at most {@code timeout} until stderr contains {@code text}; fails if the agent exits first. */
   void awaitErr(String text, Duration timeout) throws Exception {
+    awaitErr(Pattern.compile(Pattern.quote(text)), "'" + text + "'", timeout);
+  }
+
+  private Matcher awaitErr(Pattern pattern, String what, Duration timeout) throws Exception {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (System.nanoTime() < deadline) {
-      if (err().contains(text)) {
-        return;
+      Matcher m = pattern.matcher(err());
+      if (m.find()) {
+        return m;
       }
       if (!process.isAlive()) {
         throw new AssertionError("agent exited with " + process.exitValue() + "; stderr:\n" + err());
       }
       Thread.sleep(20);
     }
-    throw new AssertionError("agent did not log '" + text + "' within " + timeout + "; stderr:\n" + err());
+    throw new AssertionError("agent did not log " + what + " within " + timeout + "; stderr:\n" + err());
   }
 
   /** GET {@code url}; the status code and body. */
