@@ -53,7 +53,23 @@ class SharedFixturesTest {
       Map.entry("llamacpp/b4748-after-restart-2req.prom", Engine.LLAMACPP),
       // Only TGI-style names in this excerpt of IBM's vLLM fork; see recognize_vllmWins… for
       // the whole exposition, where vllm: names decide.
-      Map.entry("other/ibm-vllm-tgis-adapter-tgi-names-excerpt.prom", Engine.TGI));
+      Map.entry("other/ibm-vllm-tgis-adapter-tgi-names-excerpt.prom", Engine.TGI),
+      // The 2026 captures, as recognized before the engines issue (#11) gives Triton,
+      // TensorRT-LLM, Dynamo and TEI profiles of their own. A Dynamo worker is its engine's own
+      // metrics plus dynamo_component_*, so the vLLM and SGLang workers are already that engine.
+      // #11 turns the UNKNOWN rows into TRITON, TRTLLM, DYNAMO and TEI (SOURCES.md, "Which engine
+      // each new capture is").
+      Map.entry("dynamo/dynamo-docs-2026-01-frontend-qwen3-0.6b.prom", Engine.UNKNOWN),
+      Map.entry("dynamo/kthena913-2026-04-mocker-frontend-excerpt.prom", Engine.UNKNOWN),
+      Map.entry("dynamo/dynamo-docs-2026-01-sglang-worker-qwen3-0.6b.prom", Engine.SGLANG),
+      Map.entry("dynamo/dynamo-docs-2026-01-vllm-worker-lmcache-qwen3-0.6b.prom", Engine.VLLM),
+      Map.entry("dynamo/dynamo-docs-2026-01-trtllm-worker-qwen3-0.6b.prom", Engine.UNKNOWN),
+      Map.entry("tei/opea-genaicomps-docs-excerpt.prom", Engine.UNKNOWN),
+      Map.entry("triton/datadog-triton-2.38.0-nonllm-models.prom", Engine.UNKNOWN),
+      Map.entry("triton/tllmbackend667-2024-12-ensemble-excerpt.prom", Engine.UNKNOWN),
+      Map.entry("triton/trtllmbackend-readme-23.11-nv_trt_llm-docs-sample.prom", Engine.UNKNOWN),
+      Map.entry("trtllm/aibrix2004-1.1-prometheus-undefined-labels-excerpt.prom", Engine.UNKNOWN),
+      Map.entry("trtllm/pr5785-2025-07-dev-no-prefix-excerpt.prom", Engine.UNKNOWN));
 
   private Path root;
   private final EngineMapper mapper = new EngineMapper();
