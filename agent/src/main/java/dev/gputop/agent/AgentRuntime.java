@@ -26,6 +26,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -82,6 +83,8 @@ public final class AgentRuntime implements AutoCloseable {
   private final ExportedHistogramProducer histogramProducer;
   private final SnapshotAssembler assembler;
   private final AgentReceiverContext context;
+  /** Health components that are not receivers (the OTLP export), by name. */
+  private final Map<String, Supplier<HealthStatus>> components;
 
   /** Serializes start and close; readers never take it, so a slow start can't block /api/snapshot. */
   private final Object lifecycle = new Object();
@@ -101,6 +104,7 @@ public final class AgentRuntime implements AutoCloseable {
     this.histogramProducer = b.histogramProducer;
     this.assembler = new SnapshotAssembler(clock);
     this.context = new AgentReceiverContext(config, openTelemetry, clock);
+    this.components = Map.copyOf(b.components);
   }
 
   /** A builder for a runtime with {@code config}; every other setting has a default. */
@@ -211,6 +215,15 @@ public final class AgentRuntime implements AutoCloseable {
       }
       out.put(r.receiver.name(), h);
     }
+    components.forEach((name, status) -> {
+      HealthStatus h;
+      try {
+        h = status.get();
+      } catch (RuntimeException e) {
+        h = HealthStatus.unhealthy(List.of("health failed: " + e));
+      }
+      out.put(name, h);
+    });
     return Collections.unmodifiableMap(out);
   }
 
@@ -408,6 +421,7 @@ public final class AgentRuntime implements AutoCloseable {
     private List<ReceiverProvider> providers;
     private ClassLoader classLoader;
     private ExportedHistogramProducer histogramProducer;
+    private final Map<String, Supplier<HealthStatus>> components = new LinkedHashMap<>();
 
     private Builder(AgentConfig config) {
       this.config = Objects.requireNonNull(config, "config");
@@ -445,6 +459,15 @@ public final class AgentRuntime implements AutoCloseable {
      */
     public Builder setHistogramProducer(ExportedHistogramProducer histogramProducer) {
       this.histogramProducer = Objects.requireNonNull(histogramProducer, "histogramProducer");
+      return this;
+    }
+
+    /**
+     * A health component that is not a receiver (the standalone agent's {@code export}), shown
+     * after the receivers in {@link #health()}, the snapshot and {@code /healthz}.
+     */
+    public Builder addHealthComponent(String name, Supplier<HealthStatus> status) {
+      components.put(Objects.requireNonNull(name, "name"), Objects.requireNonNull(status, "status"));
       return this;
     }
 
