@@ -63,10 +63,11 @@ public final class NvmlReceiver implements Receiver, GpuProcessSource {
   private final String library;
   private final Clock clock;
   private final ProcessNames names;
+  private final GpuLibrary.Opener opener;
   private final AtomicReference<Snapshot> snapshot;
   private final NvmlMetrics metrics;
   private final Map<String, DeviceAttributes> attributes = new HashMap<>();
-  private Nvml nvml;
+  private GpuLibrary nvml;
   private boolean openAttempted;
   private long lastOpenAttempt;
   private String loggedReason;
@@ -78,7 +79,13 @@ public final class NvmlReceiver implements Receiver, GpuProcessSource {
   }
 
   NvmlReceiver(ReceiverContext context, ProcessNames names) {
+    this(context, names, Nvml::open);
+  }
+
+  /** A receiver over any {@link GpuLibrary}: {@link Nvml} in production, a Java fake in unit tests. */
+  NvmlReceiver(ReceiverContext context, ProcessNames names, GpuLibrary.Opener opener) {
     this.context = context;
+    this.opener = opener;
     this.library = context.config().nvml().library();
     this.clock = context.clock();
     this.names = names;
@@ -122,7 +129,7 @@ public final class NvmlReceiver implements Receiver, GpuProcessSource {
     openAttempted = true;
     lastOpenAttempt = clock.nanoTime();
     try {
-      nvml = Nvml.open(library);
+      nvml = opener.open(library);
       loggedReason = null;
       logger.info(
           "NVML: driver " + nvml.driverVersion() + ", library " + nvml.libraryFile()
