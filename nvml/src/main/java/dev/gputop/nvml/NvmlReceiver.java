@@ -162,11 +162,12 @@ public final class NvmlReceiver implements Receiver, GpuProcessSource {
    */
   private void startEvents(GpuLibrary library) {
     stopEvents = false;
+    FailureLog waitFailures = FailureLog.create(logger, clock);
     Thread t = new Thread(() -> {
-      boolean failureLogged = false;
       while (!stopEvents) {
         try {
           XidEvent e = library.waitForXid(dev.gputop.nvml.jna.Layouts.EVENT_WAIT_MILLIS);
+          waitFailures.success(NAME, "waiting for NVML events");
           if (e != null && e.gpuUuid() != null) {
             xids.record(e, clock.epochNanos());
             logger.warning("GPU " + e.index() + " (" + e.gpuUuid() + "): Xid " + e.xid()
@@ -175,10 +176,7 @@ public final class NvmlReceiver implements Receiver, GpuProcessSource {
         } catch (InterruptedException ie) {
           return;
         } catch (RuntimeException ex) {
-          if (!failureLogged) {
-            failureLogged = true;
-            logger.log(Level.WARNING, "waiting for NVML events failed; retrying every second", ex);
-          }
+          waitFailures.failure(NAME, "waiting for NVML events", ex);
           try {
             Thread.sleep(dev.gputop.nvml.jna.Layouts.EVENT_WAIT_MILLIS);
           } catch (InterruptedException ie) {
