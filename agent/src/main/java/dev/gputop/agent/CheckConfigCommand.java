@@ -30,6 +30,7 @@ final class CheckConfigCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     AgentConfig cfg = config.load();
+    cfg.listener().validate();
     PrintWriter out = spec.commandLine().getOut();
     out.println("# configuration OK" + (config.file() == null ? " (no file: defaults)" : ": " + config.file()));
     out.print(EffectiveConfig.toYaml(cfg));

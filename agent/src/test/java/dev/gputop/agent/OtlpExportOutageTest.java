@@ -58,15 +58,22 @@ class OtlpExportOutageTest {
     public void close() {}
   };
   private final Logger root = Logger.getLogger("");
+  /** Held, and set to INFO: another test in this JVM (the demo) may have quieted the root logger. */
+  private final Logger monitorLogger = Logger.getLogger(ExportMonitor.class.getName());
+  private final Logger sdkLogger = Logger.getLogger("io.opentelemetry");
 
   @BeforeEach
   void captureLogs() {
     root.addHandler(capture);
+    monitorLogger.setLevel(Level.INFO);
+    sdkLogger.setLevel(Level.INFO);
   }
 
   @AfterEach
   void release() {
     root.removeHandler(capture);
+    monitorLogger.setLevel(null);
+    sdkLogger.setLevel(null);
   }
 
   @ParameterizedTest
@@ -109,12 +116,12 @@ class OtlpExportOutageTest {
       List<Map<String, String>> headers;
       AutoCloseable receiver;
       if (protocol.equals("grpc")) {
-        GrpcOtlpReceiver grpc = new GrpcOtlpReceiver(port);
+        GrpcOtlpReceiver grpc = bind(() -> new GrpcOtlpReceiver(port));
         received = grpc.requests;
         headers = grpc.headers;
         receiver = grpc;
       } else {
-        OtlpHttpReceiver http = new OtlpHttpReceiver(port);
+        OtlpHttpReceiver http = bind(() -> new OtlpHttpReceiver(port));
         received = http.requests;
         headers = http.headers;
         receiver = http;
@@ -219,6 +226,28 @@ class OtlpExportOutageTest {
     }
   }
 
+  interface Binding<T> {
+    T bind() throws IOException;
+  }
+
+  /**
+   * Binds the receiver to the port the exporter is configured with; the silent server's sockets
+   * were reset (no TIME_WAIT), but the kernel may take a moment to release the port.
+   */
+  private static <T> T bind(Binding<T> binding) throws IOException, InterruptedException {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return binding.bind();
+      } catch (IOException e) {
+        boolean inUse = e instanceof java.net.BindException || e.getCause() instanceof java.net.BindException;
+        if (!inUse || attempt == 100) {
+          throw e;
+        }
+        Thread.sleep(50);
+      }
+    }
+  }
+
   private static int freePort() throws IOException {
     try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       return s.getLocalPort();
@@ -255,6 +284,7 @@ class OtlpExportOutageTest {
     public void close() throws IOException {
       server.close();
       for (Socket s : new ArrayList<>(sockets)) {
+        s.setSoLinger(true, 0); // reset: no TIME_WAIT holding the port for the real receiver
         s.close();
       }
     }
