@@ -81,7 +81,6 @@
       ['generation', isNum(o.generationTokensPerSecond) ? o.generationTokensPerSecond.toFixed(0) + ' tok/s' : NA, 'generationTokensPerSecond'],
       ['waiting', count(o.waiting), 'waiting'],
     ];
-    box.appendChild(document.createTextNode('Serving: '));
     parts.forEach(function (p, i) {
       if (i > 0) box.appendChild(document.createTextNode(' · '));
       box.appendChild(document.createTextNode(p[0] + ' '));
