@@ -7,6 +7,7 @@ import dev.gputop.config.HealthStatus;
 import dev.gputop.config.InferenceConfig;
 import dev.gputop.config.Receiver;
 import dev.gputop.config.ScrapeConfig;
+import dev.gputop.config.logging.FailureLog;
 import dev.gputop.inference.discovery.DiscoveredServer;
 import dev.gputop.inference.discovery.DiscoveryResult;
 import dev.gputop.inference.discovery.ServerDiscovery;
@@ -75,6 +76,8 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
   private final Scraper scraper;
   private final ServerDiscovery discovery;
   private final Clock clock;
+  /** Unexpected errors of a cycle's stages (bugs): logged with a trace, throttled per stage. */
+  private final FailureLog failures;
   private final int maxScrapes;
   private final EngineMapper mapper = new EngineMapper();
   private final Map<String, ServerState> states = new LinkedHashMap<>();
@@ -102,6 +105,7 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
     this.scraper = Objects.requireNonNull(scraper, "scraper");
     this.discovery = discovery;
     this.clock = Objects.requireNonNull(clock, "clock");
+    this.failures = FailureLog.create(logger, clock);
     // Enough slots for the window at the refresh rate, with slack for jitter; never unbounded.
     long perWindow = config.window().toNanos() / Math.max(1, refresh.toNanos());
     this.maxScrapes = (int) Math.max(4, Math.min(1024, perWindow * 2 + 4));
@@ -120,9 +124,10 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
     }
     try {
       cycle();
+      failures.success("refresh", "Inference refresh");
     } catch (RuntimeException e) {
       // A bug must not stop the agent's scheduler: say so in health and keep the last values.
-      logger.log(Level.SEVERE, "inference refresh failed", e);
+      failures.failure("refresh", "Inference refresh", e);
       InferenceSnapshot last = snapshot.get();
       snapshot.set(new InferenceSnapshot(last.servers(), last.overview(), last.alerts(), last.discovery(),
           HealthStatus.unhealthy(List.of("internal error in the inference receiver: " + e)),
@@ -152,8 +157,9 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
     List<ScrapeResult> results;
     try {
       results = scrapeTargets.isEmpty() ? List.of() : scraper.scrapeAll(scrapeTargets);
+      failures.success("scrape", "Scrape cycle");
     } catch (RuntimeException e) {
-      logger.log(Level.WARNING, "scraping failed", e);
+      failures.failure("scrape", "Scrape cycle", e);
       results = List.of();
     }
 
@@ -222,9 +228,10 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
     }
     try {
       DiscoveryResult r = discovery.discover();
+      failures.success("discovery", "Discovery");
       return r == null ? DiscoveryResult.empty() : r;
     } catch (RuntimeException e) {
-      logger.log(Level.WARNING, "discovery failed", e);
+      failures.failure("discovery", "Discovery", e);
       return new DiscoveryResult(List.of(), List.of(), List.of("discovery failed: " + e));
     }
   }

@@ -1,6 +1,6 @@
 package dev.gputop.nvml;
 
-import com.sun.jna.Pointer;
+import dev.gputop.nvml.jna.DeviceHandle;
 import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.List;
@@ -45,7 +45,7 @@ final class DeviceState {
   int index;
   String name;
   String pciBusId;
-  Pointer handle;
+  DeviceHandle handle;
   final EnumSet<Field> unsupported = EnumSet.noneOf(Field.class);
   /** field:code pairs already logged at WARNING, so repeated failures log once. */
   final Set<String> reported = new HashSet<>();

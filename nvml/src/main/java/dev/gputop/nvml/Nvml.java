@@ -10,11 +10,14 @@ import static dev.gputop.nvml.jna.NvmlReturn.ERROR_NO_PERMISSION;
 
 import com.sun.jna.Memory;
 import com.sun.jna.Platform;
-import com.sun.jna.Pointer;
+import com.sun.jna.ptr.IntByReference;
+import com.sun.jna.ptr.LongByReference;
 import dev.gputop.nvml.DeviceState.Field;
+import dev.gputop.nvml.jna.DeviceHandle;
 import dev.gputop.nvml.jna.Layouts;
 import dev.gputop.nvml.jna.NvmlNative;
 import dev.gputop.nvml.jna.NvmlReturn;
+import dev.gputop.nvml.jna.NvmlStructs;
 import dev.gputop.nvml.jna.Symbol;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -53,7 +56,7 @@ import java.util.logging.Logger;
  * docs/PERFORMANCE.md), but a real driver can block for about half a second while a sleeping GPU
  * wakes, so sample on a dedicated thread, never in a metrics callback.
  */
-public final class Nvml implements AutoCloseable {
+public final class Nvml implements GpuLibrary {
 
   private static final Logger logger = Logger.getLogger(Nvml.class.getName());
 
@@ -65,9 +68,19 @@ public final class Nvml implements AutoCloseable {
   private final NvmlNative nv;
   private final String driverVersion;
   private final long pidMax;
-  /** Out-parameters of single calls; every call uses it from offset 0. */
-  private final Memory scratch = new Memory(256);
-  private final Memory fieldValues = new Memory(2L * Layouts.FIELD_VALUE_SIZE);
+  // Out-parameters of single calls, reused under the lock: a sample allocates no native memory.
+  private final IntByReference intOut = new IntByReference();
+  private final IntByReference intOut2 = new IntByReference();
+  private final LongByReference longOut = new LongByReference();
+  private final DeviceHandle.Out handleOut = new DeviceHandle.Out();
+  private final byte[] stringBuffer = new byte[Math.max(Layouts.UUID_BUFFER_SIZE, Layouts.NAME_BUFFER_SIZE)];
+  private final NvmlStructs.PciInfo pciInfo = new NvmlStructs.PciInfo();
+  private final NvmlStructs.Memory memoryV1 = new NvmlStructs.Memory();
+  private final NvmlStructs.MemoryV2 memoryV2 = new NvmlStructs.MemoryV2();
+  private final NvmlStructs.Utilization utilizationRates = new NvmlStructs.Utilization();
+  private final NvmlStructs.Temperature temperatureV = new NvmlStructs.Temperature();
+  private final NvmlStructs.FieldValue[] pcieFields =
+      (NvmlStructs.FieldValue[]) new NvmlStructs.FieldValue().toArray(2);
   private Memory processBuffer;
   private int processCapacity;
   private Memory sampleBuffer;
@@ -112,7 +125,7 @@ public final class Nvml implements AutoCloseable {
       throw new NvmlUnavailableException(
           nv.libraryFile() + " does not export nvmlInit/nvmlShutdown: not an NVML library");
     }
-    int rc = nv.invoke(Symbol.INIT);
+    int rc = nv.init();
     if (rc != OK) {
       throw new NvmlUnavailableException(
           nv.resolvedName(Symbol.INIT) + " failed: " + NvmlReturn.describe(rc));
@@ -120,7 +133,7 @@ public final class Nvml implements AutoCloseable {
     try {
       return new Nvml(nv);
     } catch (RuntimeException | Error e) {
-      nv.invoke(Symbol.SHUTDOWN);
+      nv.shutdown();
       throw e;
     }
   }
@@ -151,11 +164,13 @@ public final class Nvml implements AutoCloseable {
   }
 
   /** The driver version NVML reported at open, e.g. {@code 550.54.15}, or null. */
+  @Override
   public String driverVersion() {
     return driverVersion;
   }
 
   /** The library file that was loaded. */
+  @Override
   public String libraryFile() {
     return nv.libraryFile();
   }
@@ -164,6 +179,7 @@ public final class Nvml implements AutoCloseable {
    * The size of one process entry the agent currently reads: 16 (drivers without {@code _v2}), 24,
    * or 32 (R535.43-535.86); 0 when the driver has no process API.
    */
+  @Override
   public synchronized int processEntrySize() {
     return processStride;
   }
@@ -175,13 +191,14 @@ public final class Nvml implements AutoCloseable {
    *
    * @throws IllegalStateException after {@link #close()}
    */
+  @Override
   public synchronized GpuSample sample() {
     if (closed) {
       throw new IllegalStateException("NVML session is closed");
     }
-    int rc = nv.invoke(Symbol.DEVICE_COUNT, scratch);
+    int rc = nv.deviceCount(intOut);
     if (rc == OK) {
-      int count = scratch.getInt(0);
+      int count = intOut.getValue();
       if (count != lastCount) {
         enumerate(count);
         lastCount = count;
@@ -207,7 +224,7 @@ public final class Nvml implements AutoCloseable {
       return;
     }
     closed = true;
-    int rc = nv.invoke(Symbol.SHUTDOWN);
+    int rc = nv.shutdown();
     if (rc != OK) {
       logger.fine(() -> "nvmlShutdown: " + NvmlReturn.describe(rc));
     }
@@ -218,7 +235,7 @@ public final class Nvml implements AutoCloseable {
   private void enumerate(int count) {
     List<DeviceState> found = new ArrayList<>(count);
     for (int i = 0; i < count; i++) {
-      int rc = nv.invoke(Symbol.HANDLE_BY_INDEX, i, scratch);
+      int rc = nv.handleByIndex(i, handleOut);
       if (rc == ERROR_NO_PERMISSION.code()) {
         // GetCount_v2 counts GPUs this process may not open (a cgroup-restricted container).
         int index = i;
@@ -235,7 +252,7 @@ public final class Nvml implements AutoCloseable {
         found.add(lost);
         continue;
       }
-      found.add(identify(scratch.getPointer(0), i, null, null));
+      found.add(identify(handleOut.handle(), i, null, null));
     }
     // A failed GPU keeps being reported even when the driver no longer lists it.
     for (DeviceState previous : gpus) {
@@ -248,7 +265,7 @@ public final class Nvml implements AutoCloseable {
   }
 
   /** Reads the UUID of a handle and returns the device's state, created on first sight. */
-  private DeviceState identify(Pointer handle, int index, DeviceState parent, Integer migIndex) {
+  private DeviceState identify(DeviceHandle handle, int index, DeviceState parent, Integer migIndex) {
     String uuid = readString(Symbol.UUID, handle, Layouts.UUID_BUFFER_SIZE);
     if (uuid == null) {
       int rc = lastStringReturn;
@@ -286,28 +303,38 @@ public final class Nvml implements AutoCloseable {
     return d;
   }
 
-  private String readBusId(Pointer handle) {
-    Memory pci = new Memory(Layouts.PCI_INFO_SIZE);
-    pci.clear();
-    if (nv.invoke(Symbol.PCI_INFO, handle, pci) != OK) {
+  private String readBusId(DeviceHandle handle) {
+    java.util.Arrays.fill(pciInfo.busIdLegacy, (byte) 0);
+    java.util.Arrays.fill(pciInfo.busId, (byte) 0);
+    if (nv.pciInfo(handle, pciInfo) != OK) {
       return null;
     }
-    String busId = pci.getString(Layouts.PCI_BUS_ID, StandardCharsets.US_ASCII.name());
-    if (busId.isEmpty() || busId.length() > Layouts.PCI_BUS_ID_LENGTH) {
+    String busId = cString(pciInfo.busId, pciInfo.busId.length, StandardCharsets.US_ASCII);
+    if (busId.isEmpty()) {
       // nvmlDeviceGetPciInfo (v1) fills only the 16-byte legacy form.
-      busId = pci.getString(Layouts.PCI_BUS_ID_LEGACY, StandardCharsets.US_ASCII.name());
+      busId = cString(pciInfo.busIdLegacy, pciInfo.busIdLegacy.length, StandardCharsets.US_ASCII);
     }
     return busId.isEmpty() ? null : busId;
   }
 
-  private String readString(Symbol symbol, Pointer handle, int size) {
-    int rc = nv.invoke(symbol, handle, scratch, size);
+  private String readString(Symbol symbol, DeviceHandle handle, int size) {
+    byte[] buffer = size == stringBuffer.length ? stringBuffer : new byte[size];
+    java.util.Arrays.fill(buffer, (byte) 0);
+    int rc = symbol == Symbol.UUID ? nv.uuid(handle, buffer) : nv.name(handle, buffer);
     lastStringReturn = rc;
     if (rc != OK) {
       return null;
     }
-    scratch.setByte(size - 1, (byte) 0);
-    return scratch.getString(0, StandardCharsets.UTF_8.name());
+    return cString(buffer, size - 1, StandardCharsets.UTF_8);
+  }
+
+  /** The NUL-terminated string at the start of a char buffer, reading at most {@code max} bytes. */
+  private static String cString(byte[] buffer, int max, java.nio.charset.Charset charset) {
+    int end = 0;
+    while (end < max && buffer[end] != 0) {
+      end++;
+    }
+    return new String(buffer, 0, end, charset);
   }
 
   // ---- sampling ----
@@ -407,50 +434,67 @@ public final class Nvml implements AutoCloseable {
     return false;
   }
 
-  private Integer readUnsigned(DeviceState d, Field field, Symbol symbol, Object... args) {
-    if (!d.supports(field)) {
-      return null;
-    }
-    int rc = nv.invoke(symbol, args);
-    return check(d, field, symbol, rc) ? scratch.getInt(0) : null;
+  /** A typed call with an {@code unsigned int *} out-parameter. */
+  @FunctionalInterface
+  private interface IntCall {
+    int call(IntByReference out);
   }
 
-  private Long readLong(DeviceState d, Field field, Symbol symbol, Object... args) {
+  /** A typed call with an {@code unsigned long long *} out-parameter. */
+  @FunctionalInterface
+  private interface LongCall {
+    int call(LongByReference out);
+  }
+
+  private Integer readUnsigned(DeviceState d, Field field, Symbol symbol, IntCall call) {
     if (!d.supports(field)) {
       return null;
     }
-    int rc = nv.invoke(symbol, args);
-    return check(d, field, symbol, rc) ? scratch.getLong(0) : null;
+    int rc = call.call(intOut);
+    return check(d, field, symbol, rc) ? intOut.getValue() : null;
+  }
+
+  private Long readLong(DeviceState d, Field field, Symbol symbol, LongCall call) {
+    if (!d.supports(field)) {
+      return null;
+    }
+    int rc = call.call(longOut);
+    return check(d, field, symbol, rc) ? longOut.getValue() : null;
   }
 
   /** Everything but MIG and processes; on a MIG instance most of it is unsupported after the first sample. */
   private void readCommon(DeviceState d, DeviceReading r) {
-    Pointer h = d.handle;
+    DeviceHandle h = d.handle;
     readMemory(d, r);
     if (d.supports(Field.UTILIZATION)) {
-      int rc = nv.invoke(Symbol.UTILIZATION_RATES, h, scratch);
+      int rc = nv.utilizationRates(h, utilizationRates);
       if (check(d, Field.UTILIZATION, Symbol.UTILIZATION_RATES, rc)) {
-        r.utilization = percent(scratch.getInt(Layouts.UTILIZATION_GPU));
-        r.memoryControllerUtilization = percent(scratch.getInt(Layouts.UTILIZATION_MEMORY));
+        r.utilization = percent(utilizationRates.gpu);
+        r.memoryControllerUtilization = percent(utilizationRates.memory);
       }
     }
-    Integer milliwatts = readUnsigned(d, Field.POWER, Symbol.POWER_USAGE, h, scratch);
+    Integer milliwatts = readUnsigned(d, Field.POWER, Symbol.POWER_USAGE, out -> nv.powerUsage(h, out));
     r.powerWatts = milliwatts == null ? null : Integer.toUnsignedLong(milliwatts) / 1000.0;
-    Long millijoules = readLong(d, Field.ENERGY, Symbol.TOTAL_ENERGY_CONSUMPTION, h, scratch);
+    Long millijoules =
+        readLong(d, Field.ENERGY, Symbol.TOTAL_ENERGY_CONSUMPTION, out -> nv.totalEnergyConsumption(h, out));
     r.energyJoules = millijoules == null ? null : millijoules / 1000.0;
     r.temperatureCelsius = readTemperature(d);
-    Integer fan = readUnsigned(d, Field.FAN, Symbol.FAN_SPEED, h, scratch);
+    Integer fan = readUnsigned(d, Field.FAN, Symbol.FAN_SPEED, out -> nv.fanSpeed(h, out));
     r.fanSpeedRatio = fan == null ? null : percent(fan);
-    r.graphicsClockMhz = readUnsigned(d, Field.CLOCK_GRAPHICS, Symbol.CLOCK_INFO, h, Layouts.CLOCK_GRAPHICS, scratch);
-    r.smClockMhz = readUnsigned(d, Field.CLOCK_SM, Symbol.CLOCK_INFO, h, Layouts.CLOCK_SM, scratch);
-    r.memoryClockMhz = readUnsigned(d, Field.CLOCK_MEMORY, Symbol.CLOCK_INFO, h, Layouts.CLOCK_MEM, scratch);
-    r.videoClockMhz = readUnsigned(d, Field.CLOCK_VIDEO, Symbol.CLOCK_INFO, h, Layouts.CLOCK_VIDEO, scratch);
-    r.throttleReasons = readLong(d, Field.THROTTLE, Symbol.CLOCK_EVENT_REASONS, h, scratch);
-    r.eccCorrectedErrors =
-        readLong(d, Field.ECC_CORRECTED, Symbol.TOTAL_ECC_ERRORS, h, Layouts.ECC_CORRECTED, Layouts.ECC_VOLATILE, scratch);
-    r.eccUncorrectedErrors =
-        readLong(d, Field.ECC_UNCORRECTED, Symbol.TOTAL_ECC_ERRORS, h, Layouts.ECC_UNCORRECTED, Layouts.ECC_VOLATILE, scratch);
+    r.graphicsClockMhz = readClock(d, Field.CLOCK_GRAPHICS, Layouts.CLOCK_GRAPHICS);
+    r.smClockMhz = readClock(d, Field.CLOCK_SM, Layouts.CLOCK_SM);
+    r.memoryClockMhz = readClock(d, Field.CLOCK_MEMORY, Layouts.CLOCK_MEM);
+    r.videoClockMhz = readClock(d, Field.CLOCK_VIDEO, Layouts.CLOCK_VIDEO);
+    r.throttleReasons = readLong(d, Field.THROTTLE, Symbol.CLOCK_EVENT_REASONS, out -> nv.clockEventReasons(h, out));
+    r.eccCorrectedErrors = readLong(d, Field.ECC_CORRECTED, Symbol.TOTAL_ECC_ERRORS,
+        out -> nv.totalEccErrors(h, Layouts.ECC_CORRECTED, Layouts.ECC_VOLATILE, out));
+    r.eccUncorrectedErrors = readLong(d, Field.ECC_UNCORRECTED, Symbol.TOTAL_ECC_ERRORS,
+        out -> nv.totalEccErrors(h, Layouts.ECC_UNCORRECTED, Layouts.ECC_VOLATILE, out));
     readPcie(d, r);
+  }
+
+  private Integer readClock(DeviceState d, Field field, int clockType) {
+    return readUnsigned(d, field, Symbol.CLOCK_INFO, out -> nv.clockInfo(d.handle, clockType, out));
   }
 
   private static Double percent(int value) {
@@ -458,16 +502,15 @@ public final class Nvml implements AutoCloseable {
   }
 
   private void readMemory(DeviceState d, DeviceReading r) {
-    Pointer h = d.handle;
+    DeviceHandle h = d.handle;
     if (d.supports(Field.MEMORY_V2)) {
-      scratch.clear(Layouts.MEMORY_V2_SIZE);
-      scratch.setInt(0, Layouts.MEMORY_V2_VERSION);
-      int rc = nv.invoke(Symbol.MEMORY_INFO_V2, h, scratch);
+      memoryV2.total = memoryV2.reserved = memoryV2.free = memoryV2.used = 0;
+      int rc = nv.memoryInfoV2(h, memoryV2);
       if (rc == ERROR_ARGUMENT_VERSION_MISMATCH.code()) {
         d.unsupported.add(Field.MEMORY_V2);
       } else if (check(d, Field.MEMORY_V2, Symbol.MEMORY_INFO_V2, rc)) {
-        r.memoryTotalBytes = scratch.getLong(Layouts.MEMORY_V2_TOTAL);
-        r.memoryUsedBytes = scratch.getLong(Layouts.MEMORY_V2_USED);
+        r.memoryTotalBytes = memoryV2.total;
+        r.memoryUsedBytes = memoryV2.used;
         return;
       }
       if (d.supports(Field.MEMORY_V2)) {
@@ -475,73 +518,75 @@ public final class Nvml implements AutoCloseable {
       }
     }
     if (d.supports(Field.MEMORY)) {
-      int rc = nv.invoke(Symbol.MEMORY_INFO, h, scratch);
+      int rc = nv.memoryInfo(h, memoryV1);
       if (check(d, Field.MEMORY, Symbol.MEMORY_INFO, rc)) {
-        r.memoryTotalBytes = scratch.getLong(Layouts.MEMORY_TOTAL);
-        r.memoryUsedBytes = scratch.getLong(Layouts.MEMORY_USED);
+        r.memoryTotalBytes = memoryV1.total;
+        r.memoryUsedBytes = memoryV1.used;
       }
     }
   }
 
   private Integer readTemperature(DeviceState d) {
     if (d.supports(Field.TEMPERATURE_V)) {
-      scratch.setInt(0, Layouts.TEMPERATURE_V1_VERSION);
-      scratch.setInt(Layouts.TEMPERATURE_SENSOR, Layouts.TEMPERATURE_GPU);
-      scratch.setInt(Layouts.TEMPERATURE_VALUE, 0);
-      int rc = nv.invoke(Symbol.TEMPERATURE_V, d.handle, scratch);
+      int rc = nv.temperatureV(d.handle, Layouts.TEMPERATURE_GPU, temperatureV);
       if (rc == ERROR_ARGUMENT_VERSION_MISMATCH.code()) {
         d.unsupported.add(Field.TEMPERATURE_V);
       } else if (check(d, Field.TEMPERATURE_V, Symbol.TEMPERATURE_V, rc)) {
-        return scratch.getInt(Layouts.TEMPERATURE_VALUE);
+        return temperatureV.temperature;
       } else if (d.supports(Field.TEMPERATURE_V)) {
         return null;
       }
     }
-    return readUnsigned(d, Field.TEMPERATURE, Symbol.TEMPERATURE, d.handle, Layouts.TEMPERATURE_GPU, scratch);
+    return readUnsigned(
+        d, Field.TEMPERATURE, Symbol.TEMPERATURE, out -> nv.temperature(d.handle, Layouts.TEMPERATURE_GPU, out));
   }
 
   private void readPcie(DeviceState d, DeviceReading r) {
     if (!d.supports(Field.PCIE)) {
       return;
     }
-    fieldValues.clear();
-    fieldValues.setInt(Layouts.FIELD_VALUE_ID, Layouts.FI_PCIE_COUNT_TX_BYTES);
-    fieldValues.setInt(Layouts.FIELD_VALUE_SIZE + Layouts.FIELD_VALUE_ID, Layouts.FI_PCIE_COUNT_RX_BYTES);
-    int rc = nv.invoke(Symbol.FIELD_VALUES, d.handle, 2, fieldValues);
+    for (NvmlStructs.FieldValue f : pcieFields) {
+      f.scopeId = 0;
+      f.timestamp = f.latencyUsec = f.value = 0;
+      f.valueType = f.nvmlReturn = 0;
+    }
+    pcieFields[0].fieldId = Layouts.FI_PCIE_COUNT_TX_BYTES;
+    pcieFields[1].fieldId = Layouts.FI_PCIE_COUNT_RX_BYTES;
+    int rc = nv.fieldValues(d.handle, pcieFields);
     if (!check(d, Field.PCIE, Symbol.FIELD_VALUES, rc)) {
       return;
     }
-    r.pcieTransmitBytes = fieldValue(0);
-    r.pcieReceiveBytes = fieldValue(Layouts.FIELD_VALUE_SIZE);
+    r.pcieTransmitBytes = fieldValue(pcieFields[0]);
+    r.pcieReceiveBytes = fieldValue(pcieFields[1]);
     if (r.pcieTransmitBytes == null && r.pcieReceiveBytes == null) {
-      int tx = fieldValues.getInt(Layouts.FIELD_VALUE_RETURN);
-      if (tx == ERROR_NOT_SUPPORTED.code()) {
+      if (pcieFields[0].nvmlReturn == ERROR_NOT_SUPPORTED.code()) {
         d.unsupported.add(Field.PCIE);
       }
     }
   }
 
   /** Decodes one nvmlFieldValue_t by its value type; null when its own return code is an error. */
-  private Long fieldValue(int offset) {
-    if (fieldValues.getInt(offset + Layouts.FIELD_VALUE_RETURN) != OK) {
+  static Long fieldValue(NvmlStructs.FieldValue f) {
+    if (f.nvmlReturn != OK) {
       return null;
     }
-    long at = offset + Layouts.FIELD_VALUE_VALUE;
-    switch (fieldValues.getInt(offset + Layouts.FIELD_VALUE_TYPE)) {
+    // The 8-byte union as a long (little-endian): the low bytes hold the narrower members.
+    long raw = f.value;
+    switch (f.valueType) {
       case Layouts.VALUE_TYPE_DOUBLE:
-        return (long) fieldValues.getDouble(at);
+        return (long) Double.longBitsToDouble(raw);
       case Layouts.VALUE_TYPE_UINT:
-        return Integer.toUnsignedLong(fieldValues.getInt(at));
+        return raw & 0xFFFF_FFFFL;
       case Layouts.VALUE_TYPE_ULONG:
         // unsigned long is 4 bytes on Windows (LLP64), 8 on Linux.
-        return Platform.isWindows() ? Integer.toUnsignedLong(fieldValues.getInt(at)) : fieldValues.getLong(at);
+        return Platform.isWindows() ? raw & 0xFFFF_FFFFL : raw;
       case Layouts.VALUE_TYPE_ULONGLONG:
       case Layouts.VALUE_TYPE_SLONGLONG:
-        return fieldValues.getLong(at);
+        return raw;
       case Layouts.VALUE_TYPE_SINT:
-        return (long) fieldValues.getInt(at);
+        return (long) (int) raw;
       case Layouts.VALUE_TYPE_USHORT:
-        return (long) (fieldValues.getShort(at) & 0xFFFF);
+        return raw & 0xFFFFL;
       default:
         return null;
     }
@@ -553,28 +598,28 @@ public final class Nvml implements AutoCloseable {
     if (!gpu.supports(Field.MIG_MODE)) {
       return false;
     }
-    int rc = nv.invoke(Symbol.MIG_MODE, gpu.handle, scratch, scratch.share(4));
-    return check(gpu, Field.MIG_MODE, Symbol.MIG_MODE, rc) && scratch.getInt(0) == 1;
+    int rc = nv.migMode(gpu.handle, intOut, intOut2);
+    return check(gpu, Field.MIG_MODE, Symbol.MIG_MODE, rc) && intOut.getValue() == 1;
   }
 
   /** Lists the MIG instances of a GPU again on every sample: they can be reconfigured at run time. */
   private void enumerateMig(DeviceState gpu) {
-    int rc = nv.invoke(Symbol.MAX_MIG_DEVICE_COUNT, gpu.handle, scratch);
+    int rc = nv.maxMigDeviceCount(gpu.handle, intOut);
     if (!check(gpu, Field.MIG_MODE, Symbol.MAX_MIG_DEVICE_COUNT, rc)) {
       gpu.migChildren = List.of();
       return;
     }
-    int max = Math.min(scratch.getInt(0), MAX_MIG_DEVICES);
+    int max = Math.min(intOut.getValue(), MAX_MIG_DEVICES);
     List<DeviceState> children = new ArrayList<>();
     for (int i = 0; i < max; i++) {
-      int handleRc = nv.invoke(Symbol.MIG_DEVICE_HANDLE_BY_INDEX, gpu.handle, i, scratch);
+      int handleRc = nv.migDeviceHandleByIndex(gpu.handle, i, handleOut);
       if (handleRc == ERROR_NOT_FOUND.code()) {
         continue; // an empty slot
       }
       if (!check(gpu, Field.MIG_MODE, Symbol.MIG_DEVICE_HANDLE_BY_INDEX, handleRc)) {
         continue;
       }
-      children.add(identify(scratch.getPointer(0), gpu.index, gpu, i));
+      children.add(identify(handleOut.handle(), gpu.index, gpu, i));
     }
     gpu.migChildren = List.copyOf(children);
   }
@@ -611,19 +656,19 @@ public final class Nvml implements AutoCloseable {
     if (processStride == 0 || !d.supports(Field.PROCESSES)) {
       return;
     }
-    scratch.setInt(0, processCapacity);
-    int rc = nv.invoke(Symbol.COMPUTE_RUNNING_PROCESSES, d.handle, scratch, processBuffer);
+    intOut.setValue(processCapacity);
+    int rc = nv.computeRunningProcesses(d.handle, intOut, processBuffer);
     if (rc == ERROR_INSUFFICIENT_SIZE.code()) {
-      int needed = scratch.getInt(0);
+      int needed = intOut.getValue();
       // Slack, because processes come and go between the two calls (nvitop does the same).
       allocateProcessBuffer(Math.min(MAX_PROCESSES, Math.max(needed, 1) * 2 + 5));
-      scratch.setInt(0, processCapacity);
-      rc = nv.invoke(Symbol.COMPUTE_RUNNING_PROCESSES, d.handle, scratch, processBuffer);
+      intOut.setValue(processCapacity);
+      rc = nv.computeRunningProcesses(d.handle, intOut, processBuffer);
     }
     if (!check(d, Field.PROCESSES, Symbol.COMPUTE_RUNNING_PROCESSES, rc)) {
       return;
     }
-    int count = Math.min(scratch.getInt(0), processCapacity);
+    int count = Math.min(intOut.getValue(), processCapacity);
     if (count <= 0) {
       return;
     }
@@ -679,12 +724,12 @@ public final class Nvml implements AutoCloseable {
     if (!d.supports(Field.PROCESS_UTILIZATION) || processes.size() == from) {
       return;
     }
-    scratch.setInt(0, sampleCapacity);
-    int rc = nv.invoke(Symbol.PROCESS_UTILIZATION, d.handle, sampleBuffer, scratch, d.lastSeenTimestamp);
+    intOut.setValue(sampleCapacity);
+    int rc = nv.processUtilization(d.handle, sampleBuffer, intOut, d.lastSeenTimestamp);
     if (rc == ERROR_INSUFFICIENT_SIZE.code()) {
-      allocateSampleBuffer(Math.min(MAX_PROCESSES, Math.max(scratch.getInt(0), 1) * 2 + 5));
-      scratch.setInt(0, sampleCapacity);
-      rc = nv.invoke(Symbol.PROCESS_UTILIZATION, d.handle, sampleBuffer, scratch, d.lastSeenTimestamp);
+      allocateSampleBuffer(Math.min(MAX_PROCESSES, Math.max(intOut.getValue(), 1) * 2 + 5));
+      intOut.setValue(sampleCapacity);
+      rc = nv.processUtilization(d.handle, sampleBuffer, intOut, d.lastSeenTimestamp);
     }
     Map<Long, long[]> latest = new HashMap<>();
     if (rc == ERROR_NOT_FOUND.code()) {
@@ -692,7 +737,7 @@ public final class Nvml implements AutoCloseable {
     } else if (!check(d, Field.PROCESS_UTILIZATION, Symbol.PROCESS_UTILIZATION, rc)) {
       return;
     } else {
-      int count = Math.min(scratch.getInt(0), sampleCapacity);
+      int count = Math.min(intOut.getValue(), sampleCapacity);
       for (int i = 0; i < count; i++) {
         long at = (long) i * Layouts.PROCESS_SAMPLE_SIZE;
         long pid = Integer.toUnsignedLong(sampleBuffer.getInt(at + Layouts.PROCESS_SAMPLE_PID));
@@ -718,12 +763,12 @@ public final class Nvml implements AutoCloseable {
   // ---- system ----
 
   private String readDriverVersion() {
-    int rc = nv.invoke(Symbol.SYSTEM_DRIVER_VERSION, scratch, Layouts.DRIVER_VERSION_BUFFER_SIZE);
+    byte[] version = new byte[Layouts.DRIVER_VERSION_BUFFER_SIZE];
+    int rc = nv.systemDriverVersion(version);
     if (rc != OK) {
       return null;
     }
-    scratch.setByte(Layouts.DRIVER_VERSION_BUFFER_SIZE - 1, (byte) 0);
-    return scratch.getString(0, StandardCharsets.US_ASCII.name());
+    return cString(version, version.length - 1, StandardCharsets.US_ASCII);
   }
 
   private static long readPidMax() {

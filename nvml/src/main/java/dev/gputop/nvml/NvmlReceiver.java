@@ -4,6 +4,7 @@ import dev.gputop.config.Clock;
 import dev.gputop.config.HealthStatus;
 import dev.gputop.config.Receiver;
 import dev.gputop.config.ReceiverContext;
+import dev.gputop.config.logging.FailureLog;
 import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.api.common.AttributesBuilder;
 import java.util.ArrayList;
@@ -13,7 +14,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
@@ -63,13 +63,21 @@ public final class NvmlReceiver implements Receiver, GpuProcessSource {
   private final String library;
   private final Clock clock;
   private final ProcessNames names;
+  private final GpuLibrary.Opener opener;
   private final AtomicReference<Snapshot> snapshot;
   private final NvmlMetrics metrics;
   private final Map<String, DeviceAttributes> attributes = new HashMap<>();
-  private Nvml nvml;
+  private GpuLibrary nvml;
   private boolean openAttempted;
   private long lastOpenAttempt;
+  /**
+   * The reason last logged for NVML being unavailable. Unavailability is a state of the host (no
+   * driver, no GPU), not a failure that recovers: it is logged once per distinct reason, with no
+   * reminders, so a CPU-only node says it once.
+   */
   private String loggedReason;
+  /** Sample failures (a binding error while NVML is open): throttled, with a recovery line. */
+  private final FailureLog sampleFailures;
   private boolean closed;
 
   /** Creates the receiver, registers instruments and publishes {@link GpuProcessSource}; NVML opens at the first refresh. */
@@ -78,10 +86,17 @@ public final class NvmlReceiver implements Receiver, GpuProcessSource {
   }
 
   NvmlReceiver(ReceiverContext context, ProcessNames names) {
+    this(context, names, Nvml::open);
+  }
+
+  /** A receiver over any {@link GpuLibrary}: {@link Nvml} in production, a Java fake in unit tests. */
+  NvmlReceiver(ReceiverContext context, ProcessNames names, GpuLibrary.Opener opener) {
     this.context = context;
+    this.opener = opener;
     this.library = context.config().nvml().library();
     this.clock = context.clock();
     this.names = names;
+    this.sampleFailures = FailureLog.create(logger, clock);
     this.snapshot = new AtomicReference<>(Snapshot.unavailable("NVML not sampled yet"));
     this.metrics = new NvmlMetrics(context.openTelemetry().getMeter("dev.gputop.nvml"), snapshot::get);
     context.publish(GpuProcessSource.class, this);
@@ -107,9 +122,10 @@ public final class NvmlReceiver implements Receiver, GpuProcessSource {
     }
     try {
       publish(nvml.sample());
+      sampleFailures.success(NAME, "NVML sample");
     } catch (RuntimeException e) {
       // Not expected from the binding; never let it stop the agent's scheduler.
-      logger.log(Level.WARNING, "NVML sample failed", e);
+      sampleFailures.failure(NAME, "NVML sample", e);
       Snapshot previous = snapshot.get();
       snapshot.set(
           new Snapshot(true, null, previous.sample(), previous.entries(), previous.alerts(),
@@ -122,7 +138,7 @@ public final class NvmlReceiver implements Receiver, GpuProcessSource {
     openAttempted = true;
     lastOpenAttempt = clock.nanoTime();
     try {
-      nvml = Nvml.open(library);
+      nvml = opener.open(library);
       loggedReason = null;
       logger.info(
           "NVML: driver " + nvml.driverVersion() + ", library " + nvml.libraryFile()

@@ -20,7 +20,8 @@ public record InferenceConfig(
     List<EndpointConfig> endpoints,
     ScrapeConfig scrape) {
 
-  public static final Duration DEFAULT_WINDOW = Duration.ofMinutes(1);
+  /** {@code inference.window}'s default, from {@link ConfigSchema#INFERENCE_WINDOW}. */
+  public static final Duration DEFAULT_WINDOW = ConfigSchema.INFERENCE_WINDOW.defaultValue();
 
   public InferenceConfig {
     Objects.requireNonNull(window, "window");
@@ -32,8 +33,8 @@ public record InferenceConfig(
     }
   }
 
+  /** Every {@code inference.*} key at its {@link ConfigSchema} default. */
   public static InferenceConfig defaults() {
-    return new InferenceConfig(
-        true, DEFAULT_WINDOW, DiscoveryConfig.defaults(), List.of(), ScrapeConfig.defaults());
+    return ConfigSchema.defaults().inference();
   }
 }

@@ -38,8 +38,6 @@ public enum Symbol {
   MIG_MODE("nvmlDeviceGetMigMode"),
   MAX_MIG_DEVICE_COUNT("nvmlDeviceGetMaxMigDeviceCount"),
   MIG_DEVICE_HANDLE_BY_INDEX("nvmlDeviceGetMigDeviceHandleByIndex"),
-  GPU_INSTANCE_ID("nvmlDeviceGetGpuInstanceId"),
-  COMPUTE_INSTANCE_ID("nvmlDeviceGetComputeInstanceId"),
   /** Only probed: with {@link #RUNNING_PROCESS_DETAIL_LIST} it tells the R535-early driver apart. */
   CONF_COMPUTE_MEM_SIZE_INFO("nvmlDeviceGetConfComputeMemSizeInfo"),
   /** Only probed: drivers that have it use 24-byte entries in {@code _v3}. */
