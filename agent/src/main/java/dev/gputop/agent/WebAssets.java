@@ -24,9 +24,9 @@ final class WebAssets {
 
   /** Request path → (classpath resource, content type); the uPlot paths are resolved on use. */
   private static final Map<String, String[]> ROUTES = Map.of(
-      "/", new String[] {"/web/index.html", "text/html; charset=utf-8"},
-      "/assets/app.js", new String[] {"/web/app.js", "text/javascript; charset=utf-8"},
-      "/assets/app.css", new String[] {"/web/app.css", "text/css; charset=utf-8"},
+      "/", new String[] {"/dev/gputop/agent/web/index.html", "text/html; charset=utf-8"},
+      "/assets/app.js", new String[] {"/dev/gputop/agent/web/app.js", "text/javascript; charset=utf-8"},
+      "/assets/app.css", new String[] {"/dev/gputop/agent/web/app.css", "text/css; charset=utf-8"},
       "/assets/uPlot.iife.min.js", new String[] {"uplot:dist/uPlot.iife.min.js", "text/javascript; charset=utf-8"},
       "/assets/uPlot.min.css", new String[] {"uplot:dist/uPlot.min.css", "text/css; charset=utf-8"});
 
