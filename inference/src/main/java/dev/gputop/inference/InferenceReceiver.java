@@ -14,15 +14,10 @@ import dev.gputop.inference.discovery.ServerDiscovery;
 import dev.gputop.inference.engine.Engine;
 import dev.gputop.inference.engine.EngineMapper;
 import dev.gputop.inference.engine.ServerScrape;
-import dev.gputop.inference.export.Alert;
 import dev.gputop.inference.export.DiscoverySection;
-import dev.gputop.inference.export.HistogramExports;
 import dev.gputop.inference.export.InferenceMetrics;
 import dev.gputop.inference.export.InferenceSnapshot;
-import dev.gputop.inference.export.ModelEntry;
-import dev.gputop.inference.export.ServerEntry;
-import dev.gputop.inference.export.ServingOverview;
-import dev.gputop.inference.export.StatsPoint;
+import dev.gputop.inference.export.SnapshotBuilder;
 import dev.gputop.inference.parse.Exposition;
 import dev.gputop.inference.parse.ExpositionFormatException;
 import dev.gputop.inference.parse.ExpositionParser;
@@ -35,7 +30,6 @@ import dev.gputop.inference.stats.WindowStatistics;
 import dev.gputop.inference.window.ServerWindow;
 import dev.gputop.nvml.ProcessOwnerLookup;
 import io.opentelemetry.api.OpenTelemetry;
-import io.opentelemetry.api.common.Attributes;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -56,8 +50,9 @@ import java.util.logging.Logger;
  * The inference receiver: on each refresh it gathers the targets (configured endpoints, then
  * discovered servers whose URL is not configured), scrapes them all, parses each body with that
  * server's own {@link ExpositionParser}, maps it to concepts ({@link EngineMapper}), adds it to
- * the server's {@link ServerWindow}, computes {@link WindowStatistics} and publishes one immutable
- * {@link InferenceSnapshot}. Servers that are no longer targets are dropped at once, with their
+ * the server's {@link ServerWindow}, computes {@link WindowStatistics} and hands each server to a
+ * {@link SnapshotBuilder}, which turns them into the one immutable {@link InferenceSnapshot} it
+ * publishes (entries, points, alerts, overview). It orchestrates; the stages own their work. Servers that are no longer targets are dropped at once, with their
  * window and parser, so state is bounded by the number of live servers.
  *
  * <p>Threading: {@link #refresh()} runs on one agent thread at a time; every other method, the
@@ -68,9 +63,8 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
 
   private static final Logger logger = Logger.getLogger(InferenceReceiver.class.getName());
 
-  static final String CONFIGURED = "configured";
-  static final String DISCOVERED = "discovered";
-  static final double KV_CACHE_FULL = 0.95;
+  static final String CONFIGURED = SnapshotBuilder.CONFIGURED;
+  static final String DISCOVERED = SnapshotBuilder.DISCOVERED;
 
   private final InferenceConfig config;
   private final Scraper scraper;
@@ -164,15 +158,7 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
     }
 
     Set<String> live = new HashSet<>();
-    List<ServerEntry> entries = new ArrayList<>();
-    List<StatsPoint> points = new ArrayList<>();
-    List<StatsPoint> modelPoints = new ArrayList<>();
-    Map<Attributes, Long> up = new HashMap<>();
-    List<ExportedHistogram> histograms = new ArrayList<>();
-    List<Alert> alerts = new ArrayList<>();
-    List<String> unhealthy = new ArrayList<>();
-    Map<Long, String> owners = new HashMap<>();
-
+    SnapshotBuilder out = new SnapshotBuilder();
     for (int i = 0; i < targets.size(); i++) {
       Target t = targets.get(i);
       live.add(t.key());
@@ -180,46 +166,23 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
       ScrapeResult r = i < results.size() ? results.get(i) : null;
       st.accept(r, nanos, epoch, mapper);
 
-      String engine = st.engine.id();
       String state = st.state();
       boolean down = "down".equals(state);
       ServerStats stats = down ? ServerStats.EMPTY : WindowStatistics.compute(st.window, null);
-      List<ModelEntry> models = new ArrayList<>();
+      Map<String, ServerStats> models = new LinkedHashMap<>();
       ServerWindow.Entry newest = st.window.newest();
       if (!down && newest != null && newest.scrape().models().size() > 1) {
         for (String model : newest.scrape().models()) {
-          ServerStats ms = WindowStatistics.compute(st.window, model);
-          models.add(modelEntry(model, engine, state, ms));
-          modelPoints.add(StatsPoint.of(t.name(), engine, model, ms));
+          models.put(model, WindowStatistics.compute(st.window, model));
         }
       }
-      entries.add(serverEntry(t, engine, state, st.error, stats, models));
-      points.add(StatsPoint.of(t.name(), engine, null, stats));
-      up.put(StatsPoint.upAttributes(t.name(), engine, state), down ? 0L : 1L);
-      if (!down && st.engine != Engine.UNKNOWN) {
-        histograms.addAll(HistogramExports.of(t.name(), engine, st.window));
-      }
-      for (Long pid : t.pids()) {
-        owners.putIfAbsent(pid, t.name());
-      }
-      if (stats.kvCacheUsage() != null && stats.kvCacheUsage() >= KV_CACHE_FULL
-          && stats.waiting() != null && stats.waiting() > 0) {
-        alerts.add(new Alert("kv_cache_full", t.name(), String.format(Locale.ROOT,
-            "KV cache %.0f%% used while %d requests wait", stats.kvCacheUsage() * 100, stats.waiting())));
-      }
-      if (CONFIGURED.equals(t.source()) && down) {
-        String why = "configured endpoint " + t.name() + " (" + t.url() + ") can't be scraped: " + st.error;
-        alerts.add(new Alert("inference_unhealthy", t.name(), why));
-        unhealthy.add(why);
-      }
+      out.add(new SnapshotBuilder.Server(t.name(), t.url().toString(), t.source(), t.gpus(), t.pids(),
+          st.engine.id(), st.engine != Engine.UNKNOWN, state, st.error, stats, models, st.window));
     }
     // Servers that left discovery (or config) leave now, with everything they held.
     states.keySet().retainAll(live);
 
-    points.addAll(modelPoints);
-    HealthStatus health = unhealthy.isEmpty() ? HealthStatus.healthy() : HealthStatus.unhealthy(unhealthy);
-    snapshot.set(new InferenceSnapshot(entries, overview(entries), alerts,
-        new DiscoverySection(found.skipped(), notes), health, points, up, histograms, owners));
+    snapshot.set(out.build(new DiscoverySection(found.skipped(), notes)));
   }
 
   private DiscoveryResult discover() {
@@ -300,46 +263,6 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
     }
     return new ServerState(t.name(), CONFIGURED.equals(t.source()), new ExpositionParser(limits),
         new ServerWindow(config.window(), maxScrapes));
-  }
-
-  private static ServerEntry serverEntry(
-      Target t, String engine, String state, String error, ServerStats s, List<ModelEntry> models) {
-    return new ServerEntry(t.name(), engine, t.url().toString(), t.source(), state, error,
-        t.gpus(), t.pids(), s.running(), s.waiting(), s.kvCacheUsage(), s.prefixHitRatio(),
-        s.requestsPerSecond(), s.promptTokensPerSecond(), s.generationTokensPerSecond(),
-        s.preemptionsPerSecond(), s.ttft(), s.itl(), s.e2e(), s.queue(), s.ttftApproxMean(), models);
-  }
-
-  private static ModelEntry modelEntry(String model, String engine, String state, ServerStats s) {
-    return new ModelEntry(model, engine, state, null, s.running(), s.waiting(), s.kvCacheUsage(),
-        s.prefixHitRatio(), s.requestsPerSecond(), s.promptTokensPerSecond(),
-        s.generationTokensPerSecond(), s.preemptionsPerSecond(), s.ttft(), s.itl(), s.e2e(), s.queue(),
-        s.ttftApproxMean());
-  }
-
-  static ServingOverview overview(List<ServerEntry> servers) {
-    Double worstTtft = null;
-    Double worstItl = null;
-    Double generation = null;
-    Integer waiting = null;
-    for (ServerEntry e : servers) {
-      worstTtft = max(worstTtft, e.ttft() == null ? null : e.ttft().p99());
-      worstItl = max(worstItl, e.itl() == null ? null : e.itl().p50());
-      if (e.generationTokensPerSecond() != null) {
-        generation = (generation == null ? 0 : generation) + e.generationTokensPerSecond();
-      }
-      if (e.waiting() != null) {
-        waiting = (waiting == null ? 0 : waiting) + e.waiting();
-      }
-    }
-    return new ServingOverview(worstTtft, worstItl, generation, waiting);
-  }
-
-  private static Double max(Double a, Double b) {
-    if (b == null) {
-      return a;
-    }
-    return a == null ? b : Math.max(a, b);
   }
 
   @Override

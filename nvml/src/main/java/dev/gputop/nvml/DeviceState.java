@@ -35,7 +35,17 @@ final class DeviceState {
     PCIE,
     MIG_MODE,
     PROCESSES,
-    PROCESS_UTILIZATION
+    PROCESS_UTILIZATION,
+    REMAPPED_ROWS,
+    RETIRED_PAGES,
+    RETIRED_PAGES_PENDING,
+    PCIE_REPLAY,
+    NVLINK,
+    NVLINK_REPLAY,
+    NVLINK_RECOVERY,
+    NVLINK_CRC_FLIT,
+    NVLINK_CRC_DATA,
+    XID_EVENTS
   }
 
   final String key;
@@ -52,6 +62,10 @@ final class DeviceState {
   boolean failed;
   String error;
   long lastSeenTimestamp;
+  /** NVLink links found at the first probe (-1: not probed yet). */
+  int nvlinkCount = -1;
+  /** Whether the GPU is registered for Xid events in the session's event set. */
+  boolean xidRegistered;
   List<DeviceState> migChildren = List.of();
 
   DeviceState(String key, String uuid, String parentUuid, Integer migIndex) {
@@ -78,7 +92,8 @@ final class DeviceState {
   GpuDevice failedDevice() {
     return new GpuDevice(
         index, uuid, name, pciBusId, parentUuid, migIndex, GpuState.FAILED, error, null, null, null,
-        null, null, null, null, null, null, null, null, null, null, null, null, null, null);
+        null, null, null, null, null, null, null, null, null, null, null, null, null, null,
+        GpuFaults.NONE);
   }
 
   String label() {

@@ -34,6 +34,15 @@ public interface GpuLibrary extends AutoCloseable {
   /** Reads every device; never throws for a device's failure (see {@link Nvml#sample()}). */
   GpuSample sample();
 
+  /**
+   * Waits up to {@code timeoutMillis} for the next Xid critical error; called from one thread of
+   * its own, concurrently with {@link #sample()}, never blocking it (see {@link Nvml#waitForXid}).
+   *
+   * @return the event, or null when none came
+   * @throws InterruptedException when interrupted while waiting
+   */
+  XidEvent waitForXid(int timeoutMillis) throws InterruptedException;
+
   /** Ends the session; idempotent. */
   @Override
   void close();

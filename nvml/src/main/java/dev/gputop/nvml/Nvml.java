@@ -7,6 +7,7 @@ import static dev.gputop.nvml.jna.NvmlReturn.ERROR_INSUFFICIENT_SIZE;
 import static dev.gputop.nvml.jna.NvmlReturn.ERROR_NOT_FOUND;
 import static dev.gputop.nvml.jna.NvmlReturn.ERROR_NOT_SUPPORTED;
 import static dev.gputop.nvml.jna.NvmlReturn.ERROR_NO_PERMISSION;
+import static dev.gputop.nvml.jna.NvmlReturn.ERROR_TIMEOUT;
 
 import com.sun.jna.Memory;
 import com.sun.jna.Platform;
@@ -14,6 +15,7 @@ import com.sun.jna.ptr.IntByReference;
 import com.sun.jna.ptr.LongByReference;
 import dev.gputop.nvml.DeviceState.Field;
 import dev.gputop.nvml.jna.DeviceHandle;
+import dev.gputop.nvml.jna.EventSet;
 import dev.gputop.nvml.jna.Layouts;
 import dev.gputop.nvml.jna.NvmlNative;
 import dev.gputop.nvml.jna.NvmlReturn;
@@ -27,6 +29,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -90,6 +94,14 @@ public final class Nvml implements GpuLibrary {
   private final Map<String, DeviceState> states = new HashMap<>();
   private List<DeviceState> gpus = List.of();
   private int lastCount = -1;
+  // Xid events: the set is created at the first sample; waitForXid runs on another thread with its
+  // own out-parameter and finds the device of an event through handles registered under the lock.
+  private volatile EventSet eventSet;
+  private boolean eventSetUnavailable;
+  private final Map<DeviceHandle, DeviceState> registered = new ConcurrentHashMap<>();
+  private final NvmlStructs.EventData eventData = new NvmlStructs.EventData();
+  private final ReentrantLock waitLock = new ReentrantLock();
+  private final java.util.Set<Integer> waitErrorsLogged = ConcurrentHashMap.newKeySet();
   /** The return code of the last {@link #readString} call. */
   private int lastStringReturn;
   private boolean closed;
@@ -224,6 +236,17 @@ public final class Nvml implements GpuLibrary {
       return;
     }
     closed = true;
+    waitLock.lock(); // a wait in progress ends within its timeout; the set is freed after it
+    try {
+      EventSet set = eventSet;
+      eventSet = null;
+      registered.clear();
+      if (set != null) {
+        nv.eventSetFree(set);
+      }
+    } finally {
+      waitLock.unlock();
+    }
     int rc = nv.shutdown();
     if (rc != OK) {
       logger.fine(() -> "nvmlShutdown: " + NvmlReturn.describe(rc));
@@ -360,6 +383,7 @@ public final class Nvml implements GpuLibrary {
     int processesBefore = processes.size();
     int utilizationsBefore = utilizations.size();
     try {
+      registerXid(gpu);
       DeviceReading r = new DeviceReading();
       readCommon(gpu, r);
       boolean mig = readMigMode(gpu);
@@ -491,6 +515,185 @@ public final class Nvml implements GpuLibrary {
     r.eccUncorrectedErrors = readLong(d, Field.ECC_UNCORRECTED, Symbol.TOTAL_ECC_ERRORS,
         out -> nv.totalEccErrors(h, Layouts.ECC_UNCORRECTED, Layouts.ECC_VOLATILE, out));
     readPcie(d, r);
+    r.faults = readFaults(d);
+  }
+
+  // ---- faults ----
+
+  private static final Field[] NVLINK_COUNTERS = {
+    Field.NVLINK_REPLAY, Field.NVLINK_RECOVERY, Field.NVLINK_CRC_FLIT, Field.NVLINK_CRC_DATA
+  };
+
+  /** Memory retirement, PCIe replays and NVLink; each call probed once and skipped where unsupported. */
+  private GpuFaults readFaults(DeviceState d) {
+    DeviceHandle h = d.handle;
+    Long remapCorrectable = null;
+    Long remapUncorrectable = null;
+    Boolean remapPending = null;
+    Boolean remapFailed = null;
+    if (d.supports(Field.REMAPPED_ROWS)) {
+      IntByReference unc = new IntByReference();
+      IntByReference pending = new IntByReference();
+      IntByReference failed = new IntByReference();
+      int rc = nv.remappedRows(h, intOut, unc, pending, failed);
+      if (check(d, Field.REMAPPED_ROWS, Symbol.REMAPPED_ROWS, rc)) {
+        remapCorrectable = Integer.toUnsignedLong(intOut.getValue());
+        remapUncorrectable = Integer.toUnsignedLong(unc.getValue());
+        remapPending = pending.getValue() != 0;
+        remapFailed = failed.getValue() != 0;
+      }
+    }
+    Long retiredSingle = null;
+    Long retiredDouble = null;
+    Boolean retiredPending = null;
+    if (d.supports(Field.RETIRED_PAGES)) {
+      retiredSingle = retiredPages(d, Layouts.RETIREMENT_CAUSE_SINGLE_BIT);
+      retiredDouble = retiredSingle == null ? null : retiredPages(d, Layouts.RETIREMENT_CAUSE_DOUBLE_BIT);
+      if (retiredDouble == null) {
+        retiredSingle = null;
+      }
+    }
+    Integer pending = readUnsigned(d, Field.RETIRED_PAGES_PENDING, Symbol.RETIRED_PAGES_PENDING,
+        out -> nv.retiredPagesPending(h, out));
+    if (pending != null) {
+      retiredPending = pending != 0;
+    }
+    Integer replays = readUnsigned(d, Field.PCIE_REPLAY, Symbol.PCIE_REPLAY_COUNTER, out -> nv.pcieReplayCounter(h, out));
+    return new GpuFaults(
+        remapCorrectable, remapUncorrectable, remapPending, remapFailed, retiredSingle, retiredDouble,
+        retiredPending, replays == null ? null : Integer.toUnsignedLong(replays), readNvLinks(d));
+  }
+
+  /** The count of retired pages for a cause: INSUFFICIENT_SIZE with the count, or SUCCESS with 0. */
+  private Long retiredPages(DeviceState d, int cause) {
+    int rc = nv.retiredPageCount(d.handle, cause, intOut);
+    if (rc == ERROR_INSUFFICIENT_SIZE.code()) {
+      rc = OK;
+    }
+    return check(d, Field.RETIRED_PAGES, Symbol.RETIRED_PAGES, rc) ? Integer.toUnsignedLong(intOut.getValue()) : null;
+  }
+
+  /**
+   * The links of a GPU: probed once up to {@link Layouts#NVLINK_MAX_LINKS} (the first link the
+   * driver refuses ends the list: NVML_NVLINK_MAX_LINKS differs between headers), then read by
+   * number.
+   */
+  private List<GpuFaults.NvLink> readNvLinks(DeviceState d) {
+    if (!d.supports(Field.NVLINK) || d.nvlinkCount == 0) {
+      return List.of();
+    }
+    int max = d.nvlinkCount < 0 ? Layouts.NVLINK_MAX_LINKS : d.nvlinkCount;
+    List<GpuFaults.NvLink> links = new ArrayList<>();
+    for (int link = 0; link < max; link++) {
+      int rc = nv.nvLinkState(d.handle, link, intOut);
+      if (d.nvlinkCount < 0 && rc != OK) {
+        if (link == 0) {
+          check(d, Field.NVLINK, Symbol.NVLINK_STATE, rc);   // NOT_SUPPORTED: a GPU without NVLink
+          if (d.supports(Field.NVLINK)) {
+            return List.of(); // another error: probe again next time
+          }
+        }
+        break; // INVALID_ARGUMENT past the last link
+      }
+      if (!check(d, Field.NVLINK, Symbol.NVLINK_STATE, rc)) {
+        return List.of();
+      }
+      boolean active = intOut.getValue() == 1;
+      Long[] counters = new Long[NVLINK_COUNTERS.length];
+      for (int c = 0; c < NVLINK_COUNTERS.length; c++) {
+        if (!active || !d.supports(NVLINK_COUNTERS[c])) {
+          continue;
+        }
+        int counter = c;
+        int finalLink = link;
+        counters[c] = readLong(d, NVLINK_COUNTERS[c], Symbol.NVLINK_ERROR_COUNTER,
+            out -> nv.nvLinkErrorCounter(d.handle, finalLink, counter, out));
+      }
+      links.add(new GpuFaults.NvLink(link, active, counters[0], counters[1], counters[2], counters[3]));
+    }
+    if (d.nvlinkCount < 0) {
+      d.nvlinkCount = links.size();
+      logger.fine(() -> d.label() + ": " + links.size() + " NVLink link(s)");
+    }
+    return links;
+  }
+
+  // ---- Xid events ----
+
+  /** Registers a GPU for Xid critical errors once, creating the session's event set on first need. */
+  private void registerXid(DeviceState gpu) {
+    if (gpu.xidRegistered || !gpu.supports(Field.XID_EVENTS) || eventSetUnavailable) {
+      return;
+    }
+    EventSet set = eventSet;
+    if (set == null) {
+      EventSet.Out out = new EventSet.Out();
+      int rc = nv.eventSetCreate(out);
+      if (rc != OK || out.set() == null) {
+        eventSetUnavailable = true;
+        logger.warning("NVML: no event set (" + NvmlReturn.describe(rc) + "); Xid events are not reported");
+        return;
+      }
+      set = out.set();
+      eventSet = set;
+    }
+    int rc = nv.registerEvents(gpu.handle, Layouts.EVENT_TYPE_XID_CRITICAL_ERROR, set);
+    if (check(gpu, Field.XID_EVENTS, Symbol.REGISTER_EVENTS, rc)) {
+      gpu.xidRegistered = true;
+      registered.put(gpu.handle, gpu);
+    }
+  }
+
+  /**
+   * Waits up to {@code timeoutMillis} for the next Xid critical error of a registered GPU. Runs on
+   * its own thread, concurrently with {@link #sample()} (NVML is thread-safe; this call has its own
+   * out-parameter); {@link #close()} waits for a wait in progress to end. Without an event set
+   * (before the first sample, or a driver without events) it sleeps the timeout and returns null.
+   *
+   * @return the event, or null when none came within the timeout
+   * @throws InterruptedException when the waiting thread is interrupted while sleeping
+   */
+  @Override
+  public XidEvent waitForXid(int timeoutMillis) throws InterruptedException {
+    waitLock.lock();
+    int rc;
+    DeviceState device;
+    long xid;
+    int gi;
+    int ci;
+    try {
+      EventSet set = eventSet;
+      if (set == null || closed) {
+        rc = -1;
+        device = null;
+        xid = gi = ci = 0;
+      } else {
+        eventData.device = null;
+        eventData.eventType = eventData.eventData = 0;
+        eventData.gpuInstanceId = eventData.computeInstanceId = Layouts.NO_INSTANCE;
+        rc = nv.eventSetWait(set, eventData, timeoutMillis);
+        DeviceHandle handle = eventData.deviceHandle();
+        device = handle == null ? null : registered.get(handle);
+        xid = eventData.eventData;
+        gi = eventData.gpuInstanceId;
+        ci = eventData.computeInstanceId;
+        if (rc == OK && (eventData.eventType & Layouts.EVENT_TYPE_XID_CRITICAL_ERROR) != 0 && device != null) {
+          return new XidEvent(device.uuid, device.index, xid,
+              gi == Layouts.NO_INSTANCE ? null : gi, ci == Layouts.NO_INSTANCE ? null : ci);
+        }
+      }
+    } finally {
+      waitLock.unlock();
+    }
+    if (rc == ERROR_TIMEOUT.code() || rc == OK) {
+      return null; // nothing, or an event of another type or device
+    }
+    if (rc != -1 && waitErrorsLogged.add(rc)) {
+      logger.warning("nvmlEventSetWait failed: " + NvmlReturn.describe(rc) + "; retrying every "
+          + timeoutMillis + " ms");
+    }
+    Thread.sleep(timeoutMillis); // no busy loop on an error or without a set
+    return null;
   }
 
   private Integer readClock(DeviceState d, Field field, int clockType) {

@@ -49,15 +49,19 @@ public final class NvmlReceiver implements Receiver, GpuProcessSource {
       List<GpuAlert> alerts,
       HealthStatus health,
       List<NvmlMetrics.DeviceView> devices,
-      List<NvmlMetrics.ProcessView> processes)
+      List<NvmlMetrics.ProcessView> processes,
+      List<NvmlMetrics.XidView> xids)
       implements NvmlMetrics.Source {
 
     static Snapshot unavailable(String reason) {
       return new Snapshot(
           false, reason, GpuSample.empty(null), List.of(), List.of(),
-          HealthStatus.unavailable(reason), List.of(), List.of());
+          HealthStatus.unavailable(reason), List.of(), List.of(), List.of());
     }
   }
+
+  /** How long a critical Xid keeps the {@code gpu_xid} alert active. */
+  static final long XID_ALERT_NANOS = TimeUnit.MINUTES.toNanos(10);
 
   private final ReceiverContext context;
   private final String library;
@@ -79,6 +83,9 @@ public final class NvmlReceiver implements Receiver, GpuProcessSource {
   /** Sample failures (a binding error while NVML is open): throttled, with a recovery line. */
   private final FailureLog sampleFailures;
   private boolean closed;
+  private final XidLog xids = new XidLog();
+  private Thread eventThread;
+  private volatile boolean stopEvents;
 
   /** Creates the receiver, registers instruments and publishes {@link GpuProcessSource}; NVML opens at the first refresh. */
   public static NvmlReceiver create(ReceiverContext context) {
@@ -130,7 +137,7 @@ public final class NvmlReceiver implements Receiver, GpuProcessSource {
       snapshot.set(
           new Snapshot(true, null, previous.sample(), previous.entries(), previous.alerts(),
               HealthStatus.unhealthy(List.of("NVML sample failed: " + e)), previous.devices(),
-              previous.processes()));
+              previous.processes(), previous.xids()));
     }
   }
 
@@ -140,11 +147,61 @@ public final class NvmlReceiver implements Receiver, GpuProcessSource {
     try {
       nvml = opener.open(library);
       loggedReason = null;
+      startEvents(nvml);
       logger.info(
           "NVML: driver " + nvml.driverVersion() + ", library " + nvml.libraryFile()
               + ", process entries of " + nvml.processEntrySize() + " bytes");
     } catch (NvmlUnavailableException e) {
       unavailable(e.getMessage());
+    }
+  }
+
+  /**
+   * Starts the daemon thread that waits for Xid events ({@link GpuLibrary#waitForXid}, 1 s at a
+   * time), so a wait never blocks sampling and close() is prompt.
+   */
+  private void startEvents(GpuLibrary library) {
+    stopEvents = false;
+    FailureLog waitFailures = FailureLog.create(logger, clock);
+    Thread t = new Thread(() -> {
+      while (!stopEvents) {
+        try {
+          XidEvent e = library.waitForXid(dev.gputop.nvml.jna.Layouts.EVENT_WAIT_MILLIS);
+          waitFailures.success(NAME, "waiting for NVML events");
+          if (e != null && e.gpuUuid() != null) {
+            xids.record(e, clock.epochNanos());
+            logger.warning("GPU " + e.index() + " (" + e.gpuUuid() + "): Xid " + e.xid()
+                + (XidCodes.isCritical(e.xid()) ? " (" + XidCodes.describe(e.xid()) + ")" : ""));
+          }
+        } catch (InterruptedException ie) {
+          return;
+        } catch (RuntimeException ex) {
+          waitFailures.failure(NAME, "waiting for NVML events", ex);
+          try {
+            Thread.sleep(dev.gputop.nvml.jna.Layouts.EVENT_WAIT_MILLIS);
+          } catch (InterruptedException ie) {
+            return;
+          }
+        }
+      }
+    }, "gputop-nvml-events");
+    t.setDaemon(true);
+    t.start();
+    eventThread = t;
+  }
+
+  private void stopEvents() {
+    Thread t = eventThread;
+    eventThread = null;
+    if (t == null) {
+      return;
+    }
+    stopEvents = true;
+    t.interrupt();
+    try {
+      t.join(TimeUnit.SECONDS.toMillis(5));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 
@@ -163,7 +220,8 @@ public final class NvmlReceiver implements Receiver, GpuProcessSource {
     }
     loggedReason = null;
     ProcessOwnerLookup owners = context.lookup(ProcessOwnerLookup.class);
-    List<GpuEntry> entries = GpuEntries.of(sample, owners, names);
+    java.util.Map<String, XidLog.Gpu> received = xids.snapshot();
+    List<GpuEntry> entries = GpuEntries.of(sample, owners, names, received);
 
     List<NvmlMetrics.DeviceView> devices = new ArrayList<>(sample.devices().size());
     List<GpuAlert> alerts = new ArrayList<>();
@@ -188,6 +246,39 @@ public final class NvmlReceiver implements Receiver, GpuProcessSource {
     attributes.clear();
     attributes.putAll(seen);
 
+    List<NvmlMetrics.XidView> xidViews = new ArrayList<>();
+    long now = clock.epochNanos();
+    for (NvmlMetrics.DeviceView view : devices) {
+      GpuDevice d = view.device();
+      if (d.isMig() || d.uuid() == null) {
+        continue; // events are registered per GPU
+      }
+      XidLog.Gpu x = received.get(d.uuid());
+      java.util.Map<Long, Long> counts = new java.util.TreeMap<>();
+      // The critical codes start at 0 so that increase() in PromQL sees their first event.
+      XidCodes.CRITICAL_CODES.forEach(code -> counts.put(code, 0L));
+      if (x != null) {
+        counts.putAll(x.counts());
+        List<String> recent = new ArrayList<>();
+        for (XidLog.Entry e : x.recent()) {
+          long code = e.event().xid();
+          if (XidCodes.isCritical(code) && now - e.epochNanos() <= XID_ALERT_NANOS
+              && !recent.contains(Long.toString(code))) {
+            recent.add(Long.toString(code));
+          }
+        }
+        if (!recent.isEmpty()) {
+          StringBuilder m = new StringBuilder("GPU " + d.index() + " (" + d.uuid() + ") reported ");
+          for (int i = 0; i < recent.size(); i++) {
+            long code = Long.parseLong(recent.get(i));
+            m.append(i == 0 ? "" : ", ").append("Xid ").append(code).append(" (").append(XidCodes.describe(code)).append(')');
+          }
+          alerts.add(new GpuAlert(GpuAlert.GPU_XID, null, m.append(" in the last 10 minutes").toString()));
+        }
+      }
+      counts.forEach((code, count) -> xidViews.add(new NvmlMetrics.XidView(view.attributes().xid(code), count)));
+    }
+
     List<NvmlMetrics.ProcessView> processes = new ArrayList<>();
     for (GpuEntry e : entries) {
       for (GpuProcessEntry p : e.processes()) {
@@ -209,7 +300,7 @@ public final class NvmlReceiver implements Receiver, GpuProcessSource {
     HealthStatus health = reasons.isEmpty() ? HealthStatus.healthy() : HealthStatus.unhealthy(reasons);
     snapshot.set(
         new Snapshot(true, null, sample, entries, List.copyOf(alerts), health, List.copyOf(devices),
-            List.copyOf(processes)));
+            List.copyOf(processes), List.copyOf(xidViews)));
   }
 
   @Override
@@ -252,6 +343,7 @@ public final class NvmlReceiver implements Receiver, GpuProcessSource {
       return;
     }
     closed = true;
+    stopEvents();
     metrics.close();
     if (nvml != null) {
       nvml.close();

@@ -48,6 +48,14 @@ final class JavaFakeGpus implements GpuLibrary, GpuLibrary.Opener {
     return next;
   }
 
+  /** Xid events the next waits return, in order. */
+  final java.util.concurrent.BlockingQueue<XidEvent> xids = new java.util.concurrent.LinkedBlockingQueue<>();
+
+  @Override
+  public XidEvent waitForXid(int timeoutMillis) throws InterruptedException {
+    return xids.poll(timeoutMillis, java.util.concurrent.TimeUnit.MILLISECONDS);
+  }
+
   @Override
   public void close() {
     closes++;
@@ -58,7 +66,7 @@ final class JavaFakeGpus implements GpuLibrary, GpuLibrary.Opener {
     return new GpuDevice(
         index, uuid, "NVIDIA H100 80GB HBM3", "00000000:1" + index + ":00.0", null, null, GpuState.OK, null,
         utilization, null, usedBytes, totalBytes, 300.0, null, 60, null, null, null, null, null, null, null,
-        null, null, null);
+        null, null, null, GpuFaults.NONE);
   }
 
   /** A GPU in state failed, with why. */
@@ -66,7 +74,7 @@ final class JavaFakeGpus implements GpuLibrary, GpuLibrary.Opener {
     return new GpuDevice(
         index, uuid, "NVIDIA H100 80GB HBM3", "00000000:1" + index + ":00.0", null, null, GpuState.FAILED,
         error, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null,
-        null, null);
+        null, null, GpuFaults.NONE);
   }
 
   /** Scripts the next sample. */

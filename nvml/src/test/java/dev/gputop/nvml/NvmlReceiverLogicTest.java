@@ -109,4 +109,40 @@ class NvmlReceiverLogicTest {
       assertThat(gpus.samples).isEqualTo(1);
     }
   }
+
+  @Test
+  void xidEvent_isCountedAndAlertedAtTheNextRefreshThenAgesOut() throws Exception {
+    JavaFakeGpus gpus = new JavaFakeGpus();
+    gpus.devices(JavaFakeGpus.gpu(0, GPU0, 0.5, GIB, 80 * GIB));
+    TestContext ctx = new TestContext(null);
+    try (NvmlReceiver receiver = receiver(ctx, gpus)) {
+      receiver.refresh();
+      gpus.xids.add(new XidEvent(GPU0, 0, 95, null, null));
+      // the event thread takes it from the queue; the next refresh after that publishes it
+      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+      while (!gpus.xids.isEmpty()) {
+        assertThat(System.nanoTime()).isLessThan(deadline);
+        Thread.sleep(10);
+      }
+      do {
+        assertThat(System.nanoTime()).isLessThan(deadline);
+        receiver.refresh();
+      } while (receiver.gpus().get(0).xidEvents().isEmpty());
+
+      assertThat(receiver.gpus().get(0).xidEvents()).singleElement().satisfies(x -> {
+        assertThat(x.xid()).isEqualTo(95);
+        assertThat(x.critical()).isTrue();
+        assertThat(x.time()).isEqualTo(java.time.Instant.ofEpochSecond(0, ctx.clock.epochNanos()).toString());
+      });
+      @SuppressWarnings("unchecked")
+      List<GpuAlert> alerts = (List<GpuAlert>) receiver.snapshotSections().get("alerts");
+      assertThat(alerts).containsExactly(new GpuAlert("gpu_xid", null, "GPU 0 (" + GPU0
+          + ") reported Xid 95 (uncontained uncorrectable ECC error: reset the GPU) in the last 10 minutes"));
+      assertThat(receiver.health()).isEqualTo(HealthStatus.healthy());
+
+      ctx.clock.advance(Duration.ofMinutes(10).plusNanos(1));
+      receiver.refresh();
+      assertThat((List<?>) receiver.snapshotSections().get("alerts")).isEmpty();
+    }
+  }
 }

@@ -132,6 +132,81 @@ public final class ConfigSchema {
           e -> e.tls().insecureSkipVerify(),
           "accept any server certificate (labs only; logged as a warning)");
 
+  public static final Key<EndpointConfig, Duration> ENDPOINT_SLO_TTFT =
+      ENDPOINTS.key("slo.ttft", ConfigType.DURATION, null, "inherited", e -> e.slo().ttft(),
+          "this server's TTFT target, stronger than `inference.slo` and its overrides");
+  public static final Key<EndpointConfig, Duration> ENDPOINT_SLO_ITL =
+      ENDPOINTS.key("slo.itl", ConfigType.DURATION, null, "inherited", e -> e.slo().itl(),
+          "this server's ITL target");
+  public static final Key<EndpointConfig, Duration> ENDPOINT_SLO_E2E =
+      ENDPOINTS.key("slo.e2e", ConfigType.DURATION, null, "inherited", e -> e.slo().e2e(),
+          "this server's end-to-end latency target");
+  public static final Key<EndpointConfig, Duration> ENDPOINT_SLO_QUEUE =
+      ENDPOINTS.key("slo.queue", ConfigType.DURATION, null, "inherited", e -> e.slo().queue(),
+          "this server's queue-time target");
+  public static final Key<EndpointConfig, Double> ENDPOINT_SLO_OBJECTIVE =
+      ENDPOINTS.key("slo.objective", ConfigType.FRACTION, null, "inherited",
+          e -> e.slo().objective(), "this server's objective");
+  public static final Key<EndpointConfig, Integer> ENDPOINT_SLO_MIN_REQUESTS =
+      ENDPOINTS.key("slo.minRequests", ConfigType.COUNT, null, "inherited",
+          e -> e.slo().minRequests(), "this server's `minRequests`");
+
+  public static final Key<AgentConfig, Duration> SLO_TTFT =
+      key("inference.slo.ttft", ConfigType.DURATION, null, c -> c.inference().slo().base().ttft(),
+          "time-to-first-token target: `slo.ttft.attainment` is the fraction of the window's requests"
+              + " at or under it (docs/inference.md); none: no TTFT SLO");
+  public static final Key<AgentConfig, Duration> SLO_ITL =
+      key("inference.slo.itl", ConfigType.DURATION, null, c -> c.inference().slo().base().itl(),
+          "inter-token-latency target");
+  public static final Key<AgentConfig, Duration> SLO_E2E =
+      key("inference.slo.e2e", ConfigType.DURATION, null, c -> c.inference().slo().base().e2e(),
+          "end-to-end latency target");
+  public static final Key<AgentConfig, Duration> SLO_QUEUE =
+      key("inference.slo.queue", ConfigType.DURATION, null, c -> c.inference().slo().base().queue(),
+          "queue-time target");
+  public static final Key<AgentConfig, Double> SLO_OBJECTIVE =
+      key("inference.slo.objective", ConfigType.FRACTION, SloTargets.DEFAULT_OBJECTIVE,
+          c -> c.inference().slo().base().objective(),
+          "fraction of requests that must meet each target, strictly between 0 and 1; burn rate ="
+              + " (1 − attainment) / (1 − objective)");
+  public static final Key<AgentConfig, Integer> SLO_MIN_REQUESTS =
+      key("inference.slo.minRequests", ConfigType.COUNT, SloTargets.DEFAULT_MIN_REQUESTS,
+          c -> c.inference().slo().base().minRequests(),
+          "fewest requests in the window for the `slo_breach` alert to fire");
+  public static final ListKey<SloOverride> SLO_OVERRIDES =
+      list("inference.slo.overrides", c -> c.inference().slo().overrides(),
+          "targets for the servers or models that `match` selects; every matching override"
+              + " applies in order (a later one wins for the keys it sets), then the endpoint's own"
+              + " `slo`");
+  public static final Key<SloOverride, String> SLO_OVERRIDE_ENGINE =
+      SLO_OVERRIDES.key("match.engine", ConfigType.STRING, null, "any", SloOverride::engine,
+          "glob on the engine (`vllm`, `sglang`, ...): `*` any characters, `?` one");
+  public static final Key<SloOverride, String> SLO_OVERRIDE_MODEL =
+      SLO_OVERRIDES.key("match.model", ConfigType.STRING, null, "any", SloOverride::model,
+          "glob on the served model (`llama-*`); a server with several models matches it per model"
+              + " only");
+  public static final Key<SloOverride, String> SLO_OVERRIDE_SERVER =
+      SLO_OVERRIDES.key("match.server", ConfigType.STRING, null, "any", SloOverride::server,
+          "glob on the server's name");
+  public static final Key<SloOverride, Duration> SLO_OVERRIDE_TTFT =
+      SLO_OVERRIDES.key("ttft", ConfigType.DURATION, null, "inherited", o -> o.targets().ttft(),
+          "TTFT target for the matched servers");
+  public static final Key<SloOverride, Duration> SLO_OVERRIDE_ITL =
+      SLO_OVERRIDES.key("itl", ConfigType.DURATION, null, "inherited", o -> o.targets().itl(),
+          "ITL target");
+  public static final Key<SloOverride, Duration> SLO_OVERRIDE_E2E =
+      SLO_OVERRIDES.key("e2e", ConfigType.DURATION, null, "inherited", o -> o.targets().e2e(),
+          "end-to-end latency target");
+  public static final Key<SloOverride, Duration> SLO_OVERRIDE_QUEUE =
+      SLO_OVERRIDES.key("queue", ConfigType.DURATION, null, "inherited", o -> o.targets().queue(),
+          "queue-time target");
+  public static final Key<SloOverride, Double> SLO_OVERRIDE_OBJECTIVE =
+      SLO_OVERRIDES.key("objective", ConfigType.FRACTION, null, "inherited",
+          o -> o.targets().objective(), "objective");
+  public static final Key<SloOverride, Integer> SLO_OVERRIDE_MIN_REQUESTS =
+      SLO_OVERRIDES.key("minRequests", ConfigType.COUNT, null, "inherited",
+          o -> o.targets().minRequests(), "`minRequests`");
+
   public static final Key<AgentConfig, Boolean> NVML_ENABLED =
       key("nvml.enabled", ConfigType.BOOLEAN, true, c -> c.nvml().enabled(), "the NVML receiver");
   public static final Key<AgentConfig, String> NVML_LIBRARY =
@@ -190,7 +265,8 @@ public final class ConfigSchema {
                 v.get(SCRAPE_MAX_LINE_LENGTH),
                 v.get(SCRAPE_MAX_SERIES),
                 v.get(SCRAPE_MAX_LABELS),
-                v.get(SCRAPE_CONCURRENCY)));
+                v.get(SCRAPE_CONCURRENCY)),
+            slo(v));
     NvmlConfig nvml = new NvmlConfig(v.get(NVML_ENABLED), v.get(NVML_LIBRARY));
     KubernetesConfig kubernetes =
         new KubernetesConfig(
@@ -232,10 +308,27 @@ public final class ConfigSchema {
       } catch (IllegalArgumentException ex) {
         throw new ConfigException(e.name("tls"), e.line("tls"), ex.getMessage());
       }
+      SloTargets slo = new SloTargets(e.get(ENDPOINT_SLO_TTFT), e.get(ENDPOINT_SLO_ITL),
+          e.get(ENDPOINT_SLO_E2E), e.get(ENDPOINT_SLO_QUEUE), e.get(ENDPOINT_SLO_OBJECTIVE),
+          e.get(ENDPOINT_SLO_MIN_REQUESTS));
       endpoints.add(new EndpointConfig(name, url, e.get(ENDPOINT_HEADERS),
-          e.get(ENDPOINT_BEARER_TOKEN_FILE), tls));
+          e.get(ENDPOINT_BEARER_TOKEN_FILE), tls, slo));
     }
     return endpoints;
+  }
+
+  private static SloConfig slo(ConfigValues v) {
+    SloTargets base = new SloTargets(v.get(SLO_TTFT), v.get(SLO_ITL), v.get(SLO_E2E),
+        v.get(SLO_QUEUE), v.get(SLO_OBJECTIVE), v.get(SLO_MIN_REQUESTS));
+    List<SloOverride> overrides = new ArrayList<>();
+    for (ConfigValues o : v.list(SLO_OVERRIDES)) {
+      SloTargets t = new SloTargets(o.get(SLO_OVERRIDE_TTFT), o.get(SLO_OVERRIDE_ITL),
+          o.get(SLO_OVERRIDE_E2E), o.get(SLO_OVERRIDE_QUEUE), o.get(SLO_OVERRIDE_OBJECTIVE),
+          o.get(SLO_OVERRIDE_MIN_REQUESTS));
+      overrides.add(new SloOverride(o.get(SLO_OVERRIDE_SERVER), o.get(SLO_OVERRIDE_ENGINE),
+          o.get(SLO_OVERRIDE_MODEL), t));
+    }
+    return new SloConfig(base, overrides);
   }
 
   private static final class Defaults {

@@ -63,7 +63,7 @@ public abstract class ConfigType<T> {
 
         @Override
         Object write(Duration d) {
-          return formatDuration(d);
+          return d == null ? null : formatDuration(d);
         }
       };
 
@@ -92,6 +92,24 @@ public abstract class ConfigType<T> {
         @Override
         String doc(Integer v) {
           return binary(v);
+        }
+      };
+
+  /** A number strictly between 0 and 1, such as an SLO objective {@code 0.99}. */
+  public static final ConfigType<Double> FRACTION =
+      new ConfigType<>("fraction") {
+        @Override
+        Double parse(String s) {
+          double d;
+          try {
+            d = Double.parseDouble(s.trim());
+          } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("expected a number between 0 and 1 such as 0.99, not '" + s + "'");
+          }
+          if (!(d > 0 && d < 1)) {
+            throw new IllegalArgumentException("must lie strictly between 0 and 1, not '" + s + "'");
+          }
+          return d;
         }
       };
 

@@ -17,13 +17,13 @@ import java.time.Duration;
  * @param minRequests the fewest requests in the window for {@code slo_breach} to fire
  */
 public record SloTargets(
-    Duration ttft, Duration itl, Duration e2e, Duration queue, Double objective, Long minRequests) {
+    Duration ttft, Duration itl, Duration e2e, Duration queue, Double objective, Integer minRequests) {
 
   /** Objective when none is configured. */
   public static final double DEFAULT_OBJECTIVE = 0.99;
 
   /** {@code minRequests} when none is configured: a handful of requests is not a breach. */
-  public static final long DEFAULT_MIN_REQUESTS = 20;
+  public static final int DEFAULT_MIN_REQUESTS = 20;
 
   /** Nothing set. */
   public static final SloTargets NONE = new SloTargets(null, null, null, null, null, null);

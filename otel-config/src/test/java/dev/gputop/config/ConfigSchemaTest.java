@@ -43,6 +43,8 @@ class ConfigSchemaTest {
       return new Sample("7s", Duration.ofSeconds(7));
     } else if (t == ConfigType.SIZE) {
       return new Sample("3Ki", 3072L);
+    } else if (t == ConfigType.FRACTION) {
+      return new Sample("0.95", 0.95);
     } else if (t == ConfigType.COUNT) {
       return new Sample("5", 5);
     } else if (t == ConfigType.BOOLEAN) {
@@ -77,7 +79,8 @@ class ConfigSchemaTest {
 
   /**
    * YAML that sets one key to {@code valueYaml}, with the key on the returned line; a list key
-   * is set in the first element of a list whose element otherwise has only its required url.
+   * is set in the first element of a list whose element otherwise has only its required url
+   * (an endpoint) or nothing else (an SLO override).
    */
   private static String[] yamlSetting(ConfigSchema.Key<?, ?> key, String valueYaml) {
     StringBuilder y = new StringBuilder();
@@ -92,7 +95,7 @@ class ConfigSchemaTest {
       y.append(indent).append("- ");
       indent += "  ";
       boolean first = true;
-      if (key != ConfigSchema.ENDPOINT_URL) {
+      if (key.list() == ConfigSchema.ENDPOINTS && key != ConfigSchema.ENDPOINT_URL) {
         y.append("url: ").append(ENDPOINT_URL).append("\n");
         first = false;
       }
@@ -144,6 +147,10 @@ class ConfigSchemaTest {
     if (key.list() == null) {
       return ((ConfigSchema.Key<AgentConfig, ?>) key).valueIn(c);
     }
+    if (key.list() == ConfigSchema.SLO_OVERRIDES) {
+      SloOverride first = c.inference().slo().overrides().get(0);
+      return ((ConfigSchema.Key<SloOverride, ?>) key).valueIn(first);
+    }
     EndpointConfig first = c.inference().endpoints().get(0);
     return ((ConfigSchema.Key<EndpointConfig, ?>) key).valueIn(first);
   }
@@ -174,7 +181,11 @@ class ConfigSchemaTest {
     if (key.required()) {
       return; // an element without it is an error: key_requiredMissingNamesKeyAndLine
     }
-    String yaml = key.list() == null ? "" : "inference:\n  endpoints:\n    - url: " + ENDPOINT_URL + "\n";
+    String yaml = key.list() == null ? ""
+        : key.list() == ConfigSchema.SLO_OVERRIDES
+            // an element that sets some other key
+            ? "inference:\n  slo:\n    overrides:\n      - " + (key == ConfigSchema.SLO_OVERRIDE_TTFT ? "itl" : "ttft") + ": 1s\n"
+            : "inference:\n  endpoints:\n    - url: " + ENDPOINT_URL + "\n";
     AgentConfig c = loader.parse(yaml, Map.of());
     if (key == ConfigSchema.ENDPOINT_NAME) {
       assertThat(valueIn(c, key)).isEqualTo("h:1"); // derived from the URL
@@ -247,6 +258,8 @@ class ConfigSchemaTest {
       return "soon";
     } else if (t == ConfigType.SIZE || t == ConfigType.COUNT) {
       return "many";
+    } else if (t == ConfigType.FRACTION) {
+      return "1.5";
     } else if (t == ConfigType.BOOLEAN || t == ConfigType.AUTO_BOOLEAN) {
       return "maybe";
     } else if (t == ConfigType.LISTEN) {
@@ -289,7 +302,9 @@ class ConfigSchemaTest {
         "inference.discovery.enabled", "inference.discovery.scope", "inference.discovery.procRoot",
         "inference.scrape.timeout", "inference.scrape.maxBodyBytes",
         "inference.scrape.maxLineLength", "inference.scrape.maxSeries", "inference.scrape.maxLabels",
-        "inference.scrape.concurrency", "nvml.enabled", "nvml.library", "kubernetes.enabled",
+        "inference.scrape.concurrency", "inference.slo.ttft", "inference.slo.itl",
+        "inference.slo.e2e", "inference.slo.queue", "inference.slo.objective",
+        "inference.slo.minRequests", "nvml.enabled", "nvml.library", "kubernetes.enabled",
         "kubernetes.nodeName", "kubernetes.kubeletUrl", "kubernetes.apiServerUrl",
         "kubernetes.tokenFile", "kubernetes.caFile", "kubernetes.insecureSkipVerify",
         "kubernetes.refresh");
@@ -430,7 +445,7 @@ class ConfigSchemaTest {
         .hasMessageStartingWith("line 3: inference.endpoints[0]: expected a mapping with keys [bearerTokenFile,");
     assertThatThrownBy(() -> loader.parse("inference:\n  endpoints:\n    - url: http://h/m\n      tsl: {}\n", Map.of()))
         .hasMessage("line 4: inference.endpoints[0].tsl: unknown key; allowed here:"
-            + " [bearerTokenFile, headers, name, tls, url]");
+            + " [bearerTokenFile, headers, name, slo, tls, url]");
   }
 
   @Test
@@ -443,7 +458,7 @@ class ConfigSchemaTest {
     assertThat(tree.keySet()).containsExactly("refresh", "listen", "inference", "nvml", "kubernetes");
     @SuppressWarnings("unchecked")
     Map<String, Object> inference = (Map<String, Object>) tree.get("inference");
-    assertThat(inference.keySet()).containsExactly("enabled", "window", "discovery", "scrape", "endpoints");
+    assertThat(inference.keySet()).containsExactly("enabled", "window", "discovery", "scrape", "endpoints", "slo");
     assertThat(inference.get("scrape")).isEqualTo(Map.of("timeout", "2s", "maxBodyBytes", 16L << 20,
         "maxLineLength", 65536, "maxSeries", 200000, "maxLabels", 64, "concurrency", 8));
     @SuppressWarnings("unchecked")

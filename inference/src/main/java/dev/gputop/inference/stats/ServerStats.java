@@ -4,6 +4,14 @@ package dev.gputop.inference.stats;
  * The windowed statistics of one server (or of one model on it). Every field is null when the
  * engine does not export it or the window can't compute it yet (N/A, never 0). Immutable.
  *
+ * <p>This record is the one declaration of the statistics fields: the JSON snapshot's {@code
+ * inference[]} and {@code models[]} entries write them inline ({@code @JsonUnwrapped} in {@code
+ * ServerEntry} and {@code ModelEntry}), in this order, and {@code SnapshotBuilder} hands the
+ * record on whole. To add a statistic: add the component here (and to {@link #EMPTY}), compute it
+ * in {@link WindowStatistics}, register its gauge in {@code InferenceMetrics} (the metric's name,
+ * unit and description live there, with docs/metrics.md), and describe it in
+ * docs/json-schema.md and agent's {@code snapshot.schema.json}. Nothing copies fields one by one.
+ *
  * @param running requests in the batch (newest scrape)
  * @param waiting requests queued for admission (newest scrape)
  * @param kvCacheUsage fraction of KV cache in use, 0–1 (newest scrape, the fullest rank)

@@ -17,6 +17,11 @@ public final class DeviceHandle {
     this.pointer = pointer;
   }
 
+  /** The handle of a pointer NVML returned, or null for NULL. */
+  static DeviceHandle of(Pointer pointer) {
+    return pointer == null ? null : new DeviceHandle(pointer);
+  }
+
   /** The native pointer, for the binding's calls only. */
   Pointer pointer() {
     return pointer;

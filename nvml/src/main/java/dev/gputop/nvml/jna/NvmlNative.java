@@ -269,4 +269,71 @@ public final class NvmlNative {
   public int migDeviceHandleByIndex(DeviceHandle device, int index, DeviceHandle.Out migDevice) {
     return invoke(Symbol.MIG_DEVICE_HANDLE_BY_INDEX, device.pointer(), index, migDevice);
   }
+
+  /**
+   * {@code nvmlDeviceGetRemappedRows(nvmlDevice_t, unsigned int *corrRows, unsigned int *uncRows,
+   * unsigned int *isPending, unsigned int *failureOccurred)}: Ampere and later.
+   */
+  public int remappedRows(
+      DeviceHandle device, IntByReference correctable, IntByReference uncorrectable,
+      IntByReference pending, IntByReference failed) {
+    return invoke(Symbol.REMAPPED_ROWS, device.pointer(), correctable, uncorrectable, pending, failed);
+  }
+
+  /**
+   * {@code nvmlDeviceGetRetiredPages_v2(nvmlDevice_t, nvmlPageRetirementCause_t, unsigned int
+   * *pageCount, unsigned long long *addresses, unsigned long long *timestamps)} called to count
+   * only: {@code *pageCount = 0} and no buffers, so NVML answers SUCCESS with 0 pages or
+   * INSUFFICIENT_SIZE with the count (v1 takes no timestamps; the extra NULL is ignored).
+   */
+  public int retiredPageCount(DeviceHandle device, int cause, IntByReference pageCount) {
+    pageCount.setValue(0);
+    return invoke(Symbol.RETIRED_PAGES, device.pointer(), cause, pageCount, null, null);
+  }
+
+  /** {@code nvmlDeviceGetRetiredPagesPendingStatus(nvmlDevice_t, nvmlEnableState_t *isPending)}. */
+  public int retiredPagesPending(DeviceHandle device, IntByReference pending) {
+    return invoke(Symbol.RETIRED_PAGES_PENDING, device.pointer(), pending);
+  }
+
+  /** {@code nvmlDeviceGetPcieReplayCounter(nvmlDevice_t, unsigned int *value)}. */
+  public int pcieReplayCounter(DeviceHandle device, IntByReference value) {
+    return invoke(Symbol.PCIE_REPLAY_COUNTER, device.pointer(), value);
+  }
+
+  /** {@code nvmlDeviceGetNvLinkState(nvmlDevice_t, unsigned int link, nvmlEnableState_t *isActive)}. */
+  public int nvLinkState(DeviceHandle device, int link, IntByReference active) {
+    return invoke(Symbol.NVLINK_STATE, device.pointer(), link, active);
+  }
+
+  /**
+   * {@code nvmlDeviceGetNvLinkErrorCounter(nvmlDevice_t, unsigned int link,
+   * nvmlNvLinkErrorCounter_t counter, unsigned long long *counterValue)}.
+   */
+  public int nvLinkErrorCounter(DeviceHandle device, int link, int counter, LongByReference value) {
+    return invoke(Symbol.NVLINK_ERROR_COUNTER, device.pointer(), link, counter, value);
+  }
+
+  /** {@code nvmlEventSetCreate(nvmlEventSet_t *set)}. */
+  public int eventSetCreate(EventSet.Out set) {
+    return invoke(Symbol.EVENT_SET_CREATE, set);
+  }
+
+  /** {@code nvmlDeviceRegisterEvents(nvmlDevice_t, unsigned long long eventTypes, nvmlEventSet_t set)}. */
+  public int registerEvents(DeviceHandle device, long eventTypes, EventSet set) {
+    return invoke(Symbol.REGISTER_EVENTS, device.pointer(), eventTypes, set.pointer());
+  }
+
+  /**
+   * {@code nvmlEventSetWait_v2(nvmlEventSet_t, nvmlEventData_t *data, unsigned int timeoutms)}:
+   * blocks up to the timeout; {@code NVML_ERROR_TIMEOUT} when nothing happened.
+   */
+  public int eventSetWait(EventSet set, NvmlStructs.EventData data, int timeoutMillis) {
+    return invoke(Symbol.EVENT_SET_WAIT, set.pointer(), data, timeoutMillis);
+  }
+
+  /** {@code nvmlEventSetFree(nvmlEventSet_t set)}. */
+  public int eventSetFree(EventSet set) {
+    return invoke(Symbol.EVENT_SET_FREE, set.pointer());
+  }
 }

@@ -86,4 +86,26 @@ public final class NvmlStructs {
     public int nvmlReturn;
     public long value;
   }
+
+  /**
+   * {@code nvmlEventData_t}: 32 bytes since R450 ({@code nvmlEventSetWait_v2}); v1 writes only the
+   * first 24 (device, eventType, eventData), so the instance ids are reset before each wait.
+   */
+  @FieldOrder({"device", "eventType", "eventData", "gpuInstanceId", "computeInstanceId"})
+  public static final class EventData extends Inspectable {
+    /** The {@code nvmlDevice_t} the event is for. */
+    public com.sun.jna.Pointer device;
+    /** One of the {@code nvmlEventType*} bits, e.g. {@link Layouts#EVENT_TYPE_XID_CRITICAL_ERROR}. */
+    public long eventType;
+    /** For an Xid critical error, the Xid; 999 for an unknown Xid; 0 for other events. */
+    public long eventData;
+    /** 0xFFFFFFFF unless MIG is on and the Xid is attributable to a GPU instance. */
+    public int gpuInstanceId;
+    public int computeInstanceId;
+
+    /** The handle of the event's device, or null. */
+    public DeviceHandle deviceHandle() {
+      return DeviceHandle.of(device);
+    }
+  }
 }

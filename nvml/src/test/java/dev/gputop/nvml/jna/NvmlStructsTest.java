@@ -22,6 +22,18 @@ class NvmlStructsTest {
   }
 
   @Test
+  void eventData_matchesNvmlHeaderV2AndV1Prefix() {
+    NvmlStructs.EventData e = new NvmlStructs.EventData();
+    assertThat(e.size()).isEqualTo(32).isEqualTo(Layouts.EVENT_DATA_SIZE);
+    assertThat(e.offsetOf("device")).isZero();
+    assertThat(e.offsetOf("eventType")).isEqualTo(8);
+    assertThat(e.offsetOf("eventData")).isEqualTo(16);
+    // nvmlEventSetWait (v1) writes only the first 24 bytes: the instance ids come after them.
+    assertThat(e.offsetOf("gpuInstanceId")).isEqualTo(Layouts.EVENT_DATA_V1_SIZE);
+    assertThat(e.offsetOf("computeInstanceId")).isEqualTo(28);
+  }
+
+  @Test
   void offsetOf_matchesRawOffsets() {
     NvmlStructs.PciInfo pci = new NvmlStructs.PciInfo();
     assertThat(pci.offsetOf("busIdLegacy")).isEqualTo(Layouts.PCI_BUS_ID_LEGACY);
