@@ -186,7 +186,7 @@ public final class AgentHttpServer implements AutoCloseable {
     MetricSnapshots snapshots = prometheus.collect();
     ByteArrayOutputStream body = new ByteArrayOutputStream(16 * 1024);
     writer.write(body, snapshots);
-    send(exchange, 200, writer.getContentType(), body.toByteArray());
+    send(exchange, 200, writer.getContentType(), PrometheusLabels.kubernetesShortNames(body.toByteArray()));
   }
 
   private void snapshot(HttpExchange exchange) throws IOException {
