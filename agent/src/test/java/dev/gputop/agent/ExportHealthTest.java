@@ -30,7 +30,7 @@ class ExportHealthTest {
 
   @Test
   void healthz_noOtlpEndpoint_exportIsUnavailableAndTheAgentHealthy() throws Exception {
-    StandaloneSdk sdk = StandaloneSdk.create(false, new ExportMonitor(Clock.system(), Duration.ofMinutes(1)),
+    StandaloneSdk sdk = StandaloneSdk.create(false, null, new ExportMonitor(Clock.system(), Duration.ofMinutes(1)),
         Map.of("otel.metrics.exporter", "none"));
     try (AgentRuntime runtime = runtime(sdk);
         AgentHttpServer server = AgentHttpServer.start(CONFIG.listen(), runtime, null)) {
@@ -54,7 +54,7 @@ class ExportHealthTest {
       port = s.getLocalPort();
     }
     ExportMonitor monitor = new ExportMonitor(Clock.system(), Duration.ofMinutes(1));
-    StandaloneSdk sdk = StandaloneSdk.create(false, monitor, Map.of(
+    StandaloneSdk sdk = StandaloneSdk.create(false, null, monitor, Map.of(
         "otel.metrics.exporter", "otlp",
         "otel.exporter.otlp.endpoint", "http://127.0.0.1:" + port,
         "otel.metric.export.interval", "100",

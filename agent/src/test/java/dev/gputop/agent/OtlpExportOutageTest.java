@@ -91,7 +91,7 @@ class OtlpExportOutageTest {
         "otel.exporter.otlp.timeout", "1000",
         "otel.metric.export.interval", "150",
         "otel.java.exporter.otlp.retry.disabled", "true");
-    StandaloneSdk sdk = StandaloneSdk.create(false, monitor, props);
+    StandaloneSdk sdk = StandaloneSdk.create(false, null, monitor, props);
     try {
       LongCounter work = sdk.openTelemetry().getMeter("test").counterBuilder("test.work").build();
       work.add(1);

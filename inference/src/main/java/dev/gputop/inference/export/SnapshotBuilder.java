@@ -2,7 +2,9 @@ package dev.gputop.inference.export;
 
 import dev.gputop.config.ExportedHistogram;
 import dev.gputop.config.HealthStatus;
+import dev.gputop.inference.stats.LatencyStats;
 import dev.gputop.inference.stats.ServerStats;
+import dev.gputop.inference.stats.SloStats;
 import dev.gputop.inference.window.ServerWindow;
 import io.opentelemetry.api.common.Attributes;
 import java.util.ArrayList;
@@ -40,6 +42,7 @@ public final class SnapshotBuilder {
   private final List<Alert> alerts = new ArrayList<>();
   private final List<String> unhealthy = new ArrayList<>();
   private final Map<Long, String> owners = new HashMap<>();
+  private final Map<Long, dev.gputop.config.PodIdentity> pods = new HashMap<>();
 
   /**
    * What one refresh learned about one server.
@@ -57,6 +60,8 @@ public final class SnapshotBuilder {
    * @param models statistics per served model, in the server's order; empty unless it serves
    *     several
    * @param window the server's window, for the re-exported histograms
+   * @param pod the Kubernetes pod and container the server runs in, or null: its entry's {@code
+   *     kubernetes}, the {@code k8s.*} attributes of its points, and the pod of its PIDs
    */
   public record Server(
       String name,
@@ -70,7 +75,15 @@ public final class SnapshotBuilder {
       String error,
       ServerStats stats,
       Map<String, ServerStats> models,
-      ServerWindow window) {
+      ServerWindow window,
+      dev.gputop.config.PodIdentity pod) {
+
+    /** A server outside Kubernetes. */
+    public Server(String name, String url, String source, List<Integer> gpus, List<Long> pids, String engine,
+        boolean engineKnown, String state, String error, ServerStats stats, Map<String, ServerStats> models,
+        ServerWindow window) {
+      this(name, url, source, gpus, pids, engine, engineKnown, state, error, stats, models, window, null);
+    }
 
     public Server {
       Objects.requireNonNull(name, "name");
@@ -88,23 +101,29 @@ public final class SnapshotBuilder {
     List<ModelEntry> models = new ArrayList<>(s.models().size());
     for (Map.Entry<String, ServerStats> m : s.models().entrySet()) {
       models.add(new ModelEntry(m.getKey(), s.engine(), s.state(), null, m.getValue()));
-      modelPoints.add(StatsPoint.of(s.name(), s.engine(), m.getKey(), m.getValue()));
+      modelPoints.add(StatsPoint.of(s.name(), s.engine(), m.getKey(), s.pod(), m.getValue()));
     }
     entries.add(new ServerEntry(s.name(), s.engine(), s.url(), s.source(), s.state(), s.error(),
-        s.gpus(), s.pids(), s.stats(), models));
-    points.add(StatsPoint.of(s.name(), s.engine(), null, s.stats()));
-    up.put(StatsPoint.upAttributes(s.name(), s.engine(), s.state()), s.down() ? 0L : 1L);
+        s.gpus(), s.pids(), s.stats(), models, s.pod()));
+    points.add(StatsPoint.of(s.name(), s.engine(), null, s.pod(), s.stats()));
+    up.put(StatsPoint.upAttributes(s.name(), s.engine(), s.state(), s.pod()), s.down() ? 0L : 1L);
     if (!s.down() && s.engineKnown()) {
       histograms.addAll(HistogramExports.of(s.name(), s.engine(), s.window()));
     }
     for (Long pid : s.pids()) {
-      owners.putIfAbsent(pid, s.name());
+      if (owners.putIfAbsent(pid, s.name()) == null && s.pod() != null) {
+        pods.put(pid, s.pod());
+      }
     }
     ServerStats stats = s.stats();
     if (stats.kvCacheUsage() != null && stats.kvCacheUsage() >= KV_CACHE_FULL
         && stats.waiting() != null && stats.waiting() > 0) {
       alerts.add(new Alert("kv_cache_full", s.name(), String.format(Locale.ROOT,
           "KV cache %.0f%% used while %d requests wait", stats.kvCacheUsage() * 100, stats.waiting())));
+    }
+    String breach = sloBreach(stats);
+    if (breach != null) {
+      alerts.add(new Alert("slo_breach", s.name(), breach));
     }
     if (CONFIGURED.equals(s.source()) && s.down()) {
       String why = "configured endpoint " + s.name() + " (" + s.url() + ") can't be scraped: " + s.error();
@@ -113,13 +132,46 @@ public final class SnapshotBuilder {
     }
   }
 
+  /**
+   * The {@code slo_breach} message of a server's total, or null: every SLO whose attainment is
+   * under its objective while at least {@code minRequests} requests of that latency completed in
+   * the window.
+   */
+  static String sloBreach(ServerStats stats) {
+    SloStats slo = stats.slo();
+    SloStats.Value[] values = slo.values();
+    LatencyStats[] latencies = {stats.ttft(), stats.itl(), stats.e2e(), stats.queue()};
+    StringBuilder why = new StringBuilder();
+    for (int i = 0; i < values.length; i++) {
+      SloStats.Value v = values[i];
+      LatencyStats l = latencies[i];
+      if (v == null || v.attainment() == null || !(v.attainment() < v.objective())
+          || l == null || l.count() == null || l.count() < slo.minRequests()) {
+        continue;
+      }
+      why.append(why.length() == 0 ? "" : "; ").append(String.format(Locale.ROOT,
+          "%s: %.1f%% of %d requests within %s, objective %s (burn rate %.1fx)",
+          StatsPoint.SLO_KINDS.get(i), v.attainment() * 100, l.count(), seconds(v.target()),
+          percent(v.objective()), v.burnRate()));
+    }
+    return why.length() == 0 ? null : "SLO breached: " + why;
+  }
+
+  private static String seconds(double s) {
+    return s < 1 ? String.format(Locale.ROOT, "%.0f ms", s * 1000) : String.format(Locale.ROOT, "%.3g s", s);
+  }
+
+  private static String percent(double f) {
+    return new java.math.BigDecimal(Double.toString(f * 100)).stripTrailingZeros().toPlainString() + "%";
+  }
+
   /** The snapshot of every server added, with this refresh's discovery section. */
   public InferenceSnapshot build(DiscoverySection discovery) {
     List<StatsPoint> all = new ArrayList<>(points);
     all.addAll(modelPoints);
     HealthStatus health = unhealthy.isEmpty() ? HealthStatus.healthy() : HealthStatus.unhealthy(unhealthy);
     return new InferenceSnapshot(entries, overview(entries), alerts, discovery, health, all, up,
-        histograms, owners);
+        histograms, owners, pods);
   }
 
   /**
@@ -131,8 +183,13 @@ public final class SnapshotBuilder {
     Double worstItl = null;
     Double generation = null;
     Integer waiting = null;
+    Double worstSlo = null;
     for (ServerEntry e : servers) {
       ServerStats s = e.stats();
+      Double w = s.slo().worstAttainment();
+      if (w != null) {
+        worstSlo = worstSlo == null ? w : Math.min(worstSlo, w);
+      }
       worstTtft = max(worstTtft, s.ttft() == null ? null : s.ttft().p99());
       worstItl = max(worstItl, s.itl() == null ? null : s.itl().p50());
       if (s.generationTokensPerSecond() != null) {
@@ -142,7 +199,7 @@ public final class SnapshotBuilder {
         waiting = (waiting == null ? 0 : waiting) + s.waiting();
       }
     }
-    return new ServingOverview(worstTtft, worstItl, generation, waiting);
+    return new ServingOverview(worstTtft, worstItl, generation, waiting, worstSlo);
   }
 
   private static Double max(Double a, Double b) {

@@ -3,6 +3,7 @@ package dev.gputop.inference.export;
 import dev.gputop.inference.stats.ServerStats;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.common.Attributes;
+import java.util.List;
 
 /**
  * The statistics of one server (or one model on it) with the attributes of its data points,
@@ -13,22 +14,44 @@ import io.opentelemetry.api.common.Attributes;
  * @param p50 the attributes plus {@code quantile=0.5}
  * @param p90 the attributes plus {@code quantile=0.9}
  * @param p99 the attributes plus {@code quantile=0.99}
+ * @param slo the attributes plus {@code slo} = ttft, itl, e2e, queue, in that order
  * @param stats the values
  */
 public record StatsPoint(
-    Attributes attributes, Attributes p50, Attributes p90, Attributes p99, ServerStats stats) {
+    Attributes attributes, Attributes p50, Attributes p90, Attributes p99, List<Attributes> slo,
+    ServerStats stats) {
+
+  /** The values of the {@code slo} attribute, in the order of {@link #slo()}. */
+  public static final List<String> SLO_KINDS = List.of("ttft", "itl", "e2e", "queue");
 
   static final AttributeKey<String> SERVER = AttributeKey.stringKey("server");
   static final AttributeKey<String> ENGINE = AttributeKey.stringKey("engine");
   static final AttributeKey<String> MODEL = AttributeKey.stringKey("model");
   static final AttributeKey<String> QUANTILE = AttributeKey.stringKey("quantile");
   static final AttributeKey<String> STATE = AttributeKey.stringKey("state");
+  static final AttributeKey<String> SLO = AttributeKey.stringKey("slo");
+
+  public StatsPoint {
+    slo = List.copyOf(slo);
+  }
 
   /** A point for a server total ({@code model} null) or for one of its models. */
   public static StatsPoint of(String server, String engine, String model, ServerStats stats) {
+    return of(server, engine, model, null, stats);
+  }
+
+  /**
+   * A point with the server's Kubernetes pod ({@code k8s.namespace.name}, {@code k8s.pod.name},
+   * {@code k8s.container.name}, {@code k8s.pod.uid}) when it runs in one.
+   */
+  public static StatsPoint of(
+      String server, String engine, String model, dev.gputop.config.PodIdentity pod, ServerStats stats) {
     var b = Attributes.builder().put(SERVER, server).put(ENGINE, engine);
     if (model != null) {
       b.put(MODEL, model);
+    }
+    if (pod != null) {
+      pod.addTo(b);
     }
     Attributes a = b.build();
     return new StatsPoint(
@@ -36,11 +59,21 @@ public record StatsPoint(
         a.toBuilder().put(QUANTILE, "0.5").build(),
         a.toBuilder().put(QUANTILE, "0.9").build(),
         a.toBuilder().put(QUANTILE, "0.99").build(),
+        SLO_KINDS.stream().map(k -> a.toBuilder().put(SLO, k).build()).toList(),
         stats);
   }
 
   /** The {@code gputop.inference.up} point of a server: its attributes plus {@code state}. */
   public static Attributes upAttributes(String server, String engine, String state) {
-    return Attributes.of(SERVER, server, ENGINE, engine, STATE, state);
+    return upAttributes(server, engine, state, null);
+  }
+
+  /** The up point of a server in a pod: with its {@code k8s.*} attributes. */
+  public static Attributes upAttributes(String server, String engine, String state, dev.gputop.config.PodIdentity pod) {
+    var b = Attributes.builder().put(SERVER, server).put(ENGINE, engine).put(STATE, state);
+    if (pod != null) {
+      pod.addTo(b);
+    }
+    return b.build();
   }
 }
