@@ -18,18 +18,28 @@
  *   FAKE_NVML_PROCESSES     comma-separated pid:gpuIndex:usedBytes entries, e.g. "1234:0:1073741824"
  * and energy then grows with wall-clock time at the configured power.
  *
- * Not thread-safe: one caller at a time, which is how tests and the agent use it.
+ * Xid events: fake_nvml_xid(dev, xid) queues one; nvmlEventSetWait(_v2) delivers it to the event
+ * sets that registered that GPU for nvmlEventTypeXidCriticalError. A process that runs the agent
+ * can be sent events from outside through a file:
+ *   FAKE_NVML_XID_FILE      a file the waits read lines "gpuIndex xid" (or "gpuIndex xid lost",
+ *                           which also makes the GPU fall off the bus) from as it grows
+ *
+ * Not thread-safe, except for the event calls: one caller at a time, plus one thread waiting for
+ * events, which is how tests and the agent use it.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <pthread.h>
+#include <errno.h>
 
 typedef int nvmlReturn_t;
 enum {
   NVML_SUCCESS = 0, NVML_ERROR_UNINITIALIZED = 1, NVML_ERROR_INVALID_ARGUMENT = 2,
   NVML_ERROR_NOT_SUPPORTED = 3, NVML_ERROR_NOT_FOUND = 6, NVML_ERROR_INSUFFICIENT_SIZE = 7,
-  NVML_ERROR_GPU_IS_LOST = 15, NVML_ERROR_ARGUMENT_VERSION_MISMATCH = 25, NVML_ERROR_UNKNOWN = 999
+  NVML_ERROR_TIMEOUT = 10, NVML_ERROR_GPU_IS_LOST = 15, NVML_ERROR_ARGUMENT_VERSION_MISMATCH = 25,
+  NVML_ERROR_UNKNOWN = 999
 };
 
 /* ---- nvml.h layouts (sizes asserted at compile time below) ---- */
@@ -44,6 +54,9 @@ typedef struct { unsigned int pid; unsigned long long timeStamp; unsigned int sm
 typedef struct { unsigned int version; int sensorType; int temperature; } nvmlTemperature_v1_t;
 typedef union { double dVal; int siVal; unsigned int uiVal; unsigned long ulVal; unsigned long long ullVal; long long sllVal; unsigned short usVal; } nvmlValue_t;
 typedef struct { unsigned int fieldId, scopeId; long long timestamp, latencyUsec; int valueType; nvmlReturn_t nvmlReturn; nvmlValue_t value; } nvmlFieldValue_t;
+typedef struct { void *device; unsigned long long eventType, eventData; unsigned int gpuInstanceId, computeInstanceId; } nvmlEventData_t;
+/* What nvmlEventSetWait (v1) writes: the struct before R450 added the instance ids. */
+typedef struct { void *device; unsigned long long eventType, eventData; } nvmlEventData_v1_t;
 
 #define STATIC_ASSERT_SIZE(t, n) typedef char size_check_##t[(sizeof(t) == (n)) ? 1 : -1]
 STATIC_ASSERT_SIZE(nvmlPciInfo_t, 68);
@@ -56,6 +69,13 @@ STATIC_ASSERT_SIZE(nvmlProcessDetail_v1_t, 32);
 STATIC_ASSERT_SIZE(nvmlProcessUtilizationSample_t, 32);
 STATIC_ASSERT_SIZE(nvmlTemperature_v1_t, 12);
 STATIC_ASSERT_SIZE(nvmlFieldValue_t, 40);
+STATIC_ASSERT_SIZE(nvmlEventData_t, 32);
+STATIC_ASSERT_SIZE(nvmlEventData_v1_t, 24);
+
+#define EVENT_SINGLE_BIT_ECC 0x1ULL
+#define EVENT_DOUBLE_BIT_ECC 0x2ULL
+#define EVENT_XID_CRITICAL 0x8ULL
+#define NVLINK_MAX 36
 
 #define NVML_MEMORY_V2 0x02000028u
 #define NVML_TEMPERATURE_V1 0x0100000Cu
@@ -81,6 +101,17 @@ typedef struct fake_device {
   unsigned int mig_mode, gi, ci;
   int nprocs; fake_proc procs[MAX_PROCS];
   int nsamples; fake_sample samples[MAX_SAMPLES];
+  /* memory retirement: 0 none, 1 retired pages (before Ampere), 2 row remapping (Ampere and later) */
+  unsigned int retirement;
+  unsigned int remap_cor, remap_unc, remap_pending, remap_failed;
+  unsigned int retired_sbe, retired_dbe, retired_pending;
+  unsigned int pcie_replay;
+  unsigned int nvlinks;
+  unsigned int nvlink_inactive[NVLINK_MAX];
+  unsigned long long nvlink_errors[NVLINK_MAX][4];
+  /* faults per second of wall-clock time since init, added to the PCIe replays and to every
+     active link's CRC data errors as they are read (for end-to-end tests of "rising" alerts) */
+  unsigned int fault_rate;
 } fake_device;
 
 static fake_device pool[POOL];
@@ -167,7 +198,20 @@ static void default_device(int i) {
   d->ecc[0] = 2; d->ecc[1] = 0;
   d->pcie_tx = 1000000ULL * (i + 1);
   d->pcie_rx = 2000000ULL * (i + 1);
+  d->retirement = 2;   /* an H100 remaps rows; no NVLink unless a test gives it links */
 }
+
+/* ---- events: a queue of Xid events, event sets, and the waits (guarded by event_mu) ---- */
+#define MAX_EVENTS 64
+#define MAX_SETS 8
+typedef struct { int dev; unsigned long long xid; } fake_event;
+typedef struct fake_event_set { int in_use; unsigned long long types[POOL]; } fake_event_set;
+static pthread_mutex_t event_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t event_cv = PTHREAD_COND_INITIALIZER;
+static fake_event events[MAX_EVENTS];
+static int event_head = 0, event_count = 0;
+static fake_event_set sets[MAX_SETS];
+static long xid_file_offset = 0;
 
 /* ---- scripting API (not part of NVML) ---- */
 
@@ -177,6 +221,10 @@ void fake_nvml_reset(int count) {
   if (count > MAX_GPUS) count = MAX_GPUS;
   memset(pool, 0, sizeof pool);
   for (int i = 0; i < count; i++) default_device(i);
+  pthread_mutex_lock(&event_mu);
+  event_head = event_count = 0;
+  memset(sets, 0, sizeof sets);
+  pthread_mutex_unlock(&event_mu);
   device_count = count;
   nerrors = 0;
   for (int i = 0; i < ncalls; i++) call_counts[i] = 0;
@@ -215,6 +263,17 @@ static unsigned int *u32_field(fake_device *d, const char *f) {
   if (!strcmp(f, "clock.memory")) return &d->clocks[2];
   if (!strcmp(f, "clock.video")) return &d->clocks[3];
   if (!strcmp(f, "mig.mode")) return &d->mig_mode;
+  if (!strcmp(f, "memory.retirement")) return &d->retirement;
+  if (!strcmp(f, "remap.correctable")) return &d->remap_cor;
+  if (!strcmp(f, "remap.uncorrectable")) return &d->remap_unc;
+  if (!strcmp(f, "remap.pending")) return &d->remap_pending;
+  if (!strcmp(f, "remap.failed")) return &d->remap_failed;
+  if (!strcmp(f, "retired.sbe")) return &d->retired_sbe;
+  if (!strcmp(f, "retired.dbe")) return &d->retired_dbe;
+  if (!strcmp(f, "retired.pending")) return &d->retired_pending;
+  if (!strcmp(f, "pcie.replay")) return &d->pcie_replay;
+  if (!strcmp(f, "nvlink.count")) return &d->nvlinks;
+  if (!strcmp(f, "fault.rate")) return &d->fault_rate;
   return NULL;
 }
 
@@ -223,7 +282,11 @@ static unsigned int *u32_field(fake_device *d, const char *f) {
  * fake_nvml_add_mig for MIG instances). Fields: memory.total/.reserved/.used (bytes), energy (mJ),
  * throttle (bitmask), ecc.corrected/.uncorrected, pcie.tx/.rx (bytes), util.gpu/.memory (%),
  * power/power.limit (mW), temperature (C), fan (%), clock.graphics/.sm/.memory/.video (MHz),
- * mig.mode, lost (1 = fallen off the bus). Returns 0, or -1 for an unknown field or device.
+ * mig.mode, lost (1 = fallen off the bus), memory.retirement (0 none, 1 retired pages, 2 row
+ * remapping: the default), remap.correctable/.uncorrectable/.pending/.failed, retired.sbe/.dbe/
+ * .pending, pcie.replay, nvlink.count (links, at most 36; 0 = no NVLink, the default), fault.rate
+ * (PCIe replays and CRC data errors of every active link added per second since init). Returns 0,
+ * or -1 for an unknown field or device.
  */
 int fake_nvml_set(int dev, const char *field, long long value) {
   if (dev < 0 || dev >= POOL || !pool[dev].in_use) return -1;
@@ -234,6 +297,40 @@ int fake_nvml_set(int dev, const char *field, long long value) {
   unsigned int *u32 = u32_field(d, field);
   if (u32) { *u32 = (unsigned int) value; return 0; }
   return -1;
+}
+
+/**
+ * Sets a value of NVLink link of device dev: field "active" (0/1, default 1), or the error
+ * counters "replay", "recovery", "crc_flit", "crc_data". Returns 0, or -1.
+ */
+int fake_nvml_set_nvlink(int dev, int link, const char *field, long long value) {
+  if (dev < 0 || dev >= POOL || !pool[dev].in_use || link < 0 || link >= NVLINK_MAX) return -1;
+  fake_device *d = &pool[dev];
+  if (!strcmp(field, "active")) { d->nvlink_inactive[link] = value ? 0 : 1; return 0; }
+  static const char *counters[] = {"replay", "recovery", "crc_flit", "crc_data"};
+  for (int c = 0; c < 4; c++) {
+    if (!strcmp(field, counters[c])) { d->nvlink_errors[link][c] = (unsigned long long) value; return 0; }
+  }
+  return -1;
+}
+
+static void push_event_locked(int dev, unsigned long long xid) {
+  if (event_count == MAX_EVENTS) { event_head = (event_head + 1) % MAX_EVENTS; event_count--; }
+  events[(event_head + event_count) % MAX_EVENTS] = (fake_event) {dev, xid};
+  event_count++;
+  pthread_cond_broadcast(&event_cv);
+}
+
+/**
+ * Queues an Xid critical error event for device dev (a GPU), delivered by the next
+ * nvmlEventSetWait of a set that registered the GPU. Returns 0, or -1 for an unknown device.
+ */
+int fake_nvml_xid(int dev, unsigned long long xid) {
+  if (dev < 0 || dev >= POOL || !pool[dev].in_use) return -1;
+  pthread_mutex_lock(&event_mu);
+  push_event_locked(dev, xid);
+  pthread_mutex_unlock(&event_mu);
+  return 0;
 }
 
 /** Sets uuid, name or busId of device dev. Returns 0, or -1 for an unknown field or device. */
@@ -728,4 +825,207 @@ nvmlReturn_t nvmlDeviceGetComputeInstanceId(fake_device *dev, unsigned int *id) 
   if (!dev->is_mig) return NVML_ERROR_INVALID_ARGUMENT;
   *id = dev->ci;
   return NVML_SUCCESS;
+}
+
+/* ---- memory retirement, PCIe replays, NVLink ---- */
+
+nvmlReturn_t nvmlDeviceGetRemappedRows(fake_device *dev, unsigned int *corrRows, unsigned int *uncRows,
+                                       unsigned int *isPending, unsigned int *failureOccurred) {
+  DEVICE_ENTRY(dev);
+  if (dev->is_mig || dev->retirement != 2) return NVML_ERROR_NOT_SUPPORTED;
+  if (!corrRows || !uncRows || !isPending || !failureOccurred) return NVML_ERROR_INVALID_ARGUMENT;
+  *corrRows = dev->remap_cor; *uncRows = dev->remap_unc;
+  *isPending = dev->remap_pending; *failureOccurred = dev->remap_failed;
+  return NVML_SUCCESS;
+}
+
+/* cause: NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS = 0, _DOUBLE_BIT_ECC_ERROR = 1 */
+static nvmlReturn_t retired_pages(const fake_device *dev, int cause, unsigned int *pageCount,
+                                  unsigned long long *addresses, unsigned long long *timestamps) {
+  if (dev->is_mig || dev->retirement != 1) return NVML_ERROR_NOT_SUPPORTED;
+  if (pageCount == NULL || cause < 0 || cause > 1) return NVML_ERROR_INVALID_ARGUMENT;
+  unsigned int n = cause == 0 ? dev->retired_sbe : dev->retired_dbe;
+  if (*pageCount < n) { *pageCount = n; return n == 0 ? NVML_SUCCESS : NVML_ERROR_INSUFFICIENT_SIZE; }
+  for (unsigned int i = 0; i < n; i++) {
+    if (addresses) addresses[i] = 0x1000ULL * (i + 1) + (unsigned long long) cause;
+    if (timestamps) timestamps[i] = 0;
+  }
+  *pageCount = n;
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetRetiredPages(fake_device *dev, int cause, unsigned int *pageCount, unsigned long long *addresses) {
+  DEVICE_ENTRY(dev);
+  return retired_pages(dev, cause, pageCount, addresses, NULL);
+}
+#ifndef FAKE_OLD_DRIVER
+nvmlReturn_t nvmlDeviceGetRetiredPages_v2(fake_device *dev, int cause, unsigned int *pageCount,
+                                          unsigned long long *addresses, unsigned long long *timestamps) {
+  DEVICE_ENTRY(dev);
+  return retired_pages(dev, cause, pageCount, addresses, timestamps);
+}
+#endif
+
+nvmlReturn_t nvmlDeviceGetRetiredPagesPendingStatus(fake_device *dev, int *isPending) {
+  DEVICE_ENTRY(dev);
+  if (dev->is_mig || dev->retirement != 1) return NVML_ERROR_NOT_SUPPORTED;
+  *isPending = dev->retired_pending ? 1 : 0;
+  return NVML_SUCCESS;
+}
+
+static unsigned long long grown(const fake_device *dev) {
+  if (dev->fault_rate == 0) return 0;
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  double seconds = (double) (now.tv_sec - started.tv_sec) + (now.tv_nsec - started.tv_nsec) / 1e9;
+  return (unsigned long long) (seconds * dev->fault_rate);
+}
+
+nvmlReturn_t nvmlDeviceGetPcieReplayCounter(fake_device *dev, unsigned int *value) {
+  DEVICE_ENTRY(dev);
+  if (dev->is_mig) return NVML_ERROR_NOT_SUPPORTED;
+  *value = dev->pcie_replay + (unsigned int) grown(dev);
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetNvLinkState(fake_device *dev, unsigned int link, int *isActive) {
+  DEVICE_ENTRY(dev);
+  if (dev->is_mig || dev->nvlinks == 0) return NVML_ERROR_NOT_SUPPORTED;
+  if (link >= dev->nvlinks || link >= NVLINK_MAX) return NVML_ERROR_INVALID_ARGUMENT;
+  *isActive = dev->nvlink_inactive[link] ? 0 : 1;
+  return NVML_SUCCESS;
+}
+
+/* counter: NVML_NVLINK_ERROR_DL_REPLAY 0, _RECOVERY 1, _CRC_FLIT 2, _CRC_DATA 3 (_ECC_DATA 4: not kept) */
+nvmlReturn_t nvmlDeviceGetNvLinkErrorCounter(fake_device *dev, unsigned int link, int counter, unsigned long long *value) {
+  DEVICE_ENTRY(dev);
+  if (dev->is_mig || dev->nvlinks == 0) return NVML_ERROR_NOT_SUPPORTED;
+  if (link >= dev->nvlinks || link >= NVLINK_MAX || counter < 0 || counter > 4) return NVML_ERROR_INVALID_ARGUMENT;
+  if (counter == 4) return NVML_ERROR_NOT_SUPPORTED;
+  *value = dev->nvlink_errors[link][counter] + (counter == 3 ? grown(dev) : 0);
+  return NVML_SUCCESS;
+}
+
+/* ---- events ---- */
+
+nvmlReturn_t nvmlDeviceGetSupportedEventTypes(fake_device *dev, unsigned long long *types) {
+  DEVICE_ENTRY(dev);
+  *types = dev->is_mig ? 0 : (EVENT_SINGLE_BIT_ECC | EVENT_DOUBLE_BIT_ECC | EVENT_XID_CRITICAL);
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlEventSetCreate(fake_event_set **set) {
+  ENTRY();
+  if (set == NULL) return NVML_ERROR_INVALID_ARGUMENT;
+  pthread_mutex_lock(&event_mu);
+  for (int i = 0; i < MAX_SETS; i++) {
+    if (!sets[i].in_use) {
+      memset(&sets[i], 0, sizeof sets[i]);
+      sets[i].in_use = 1;
+      *set = &sets[i];
+      pthread_mutex_unlock(&event_mu);
+      return NVML_SUCCESS;
+    }
+  }
+  pthread_mutex_unlock(&event_mu);
+  return NVML_ERROR_UNKNOWN;
+}
+
+static int valid_set(const fake_event_set *set) {
+  return set != NULL && set >= sets && set < sets + MAX_SETS && set->in_use;
+}
+
+nvmlReturn_t nvmlDeviceRegisterEvents(fake_device *dev, unsigned long long types, fake_event_set *set) {
+  DEVICE_ENTRY(dev);
+  if (dev->is_mig) return NVML_ERROR_NOT_SUPPORTED;
+  if (types & ~(EVENT_SINGLE_BIT_ECC | EVENT_DOUBLE_BIT_ECC | EVENT_XID_CRITICAL)) return NVML_ERROR_NOT_SUPPORTED;
+  pthread_mutex_lock(&event_mu);
+  nvmlReturn_t rc = NVML_ERROR_INVALID_ARGUMENT;
+  if (valid_set(set)) { set->types[pool_index(dev)] |= types; rc = NVML_SUCCESS; }
+  pthread_mutex_unlock(&event_mu);
+  return rc;
+}
+
+/* Reads the lines FAKE_NVML_XID_FILE gained since the last read into the queue. */
+static void poll_xid_file_locked(void) {
+  const char *path = getenv("FAKE_NVML_XID_FILE");
+  if (path == NULL) return;
+  FILE *f = fopen(path, "r");
+  if (f == NULL) return;
+  if (fseek(f, xid_file_offset, SEEK_SET) == 0) {
+    char line[128];
+    while (fgets(line, sizeof line, f)) {
+      if (strchr(line, '\n') == NULL) break;   /* a line still being written: read it next time */
+      xid_file_offset += (long) strlen(line);
+      int dev = -1; unsigned long long xid = 0; char lost[16] = "";
+      if (sscanf(line, "%d %llu %15s", &dev, &xid, lost) >= 2 && dev >= 0 && dev < MAX_GPUS && pool[dev].in_use) {
+        if (!strcmp(lost, "lost")) pool[dev].lost = 1;
+        push_event_locked(dev, xid);
+      }
+    }
+  }
+  fclose(f);
+}
+
+static nvmlReturn_t wait_event(fake_event_set *set, nvmlEventData_t *data, unsigned int timeoutms, int v1) {
+  if (refcount <= 0) return NVML_ERROR_UNINITIALIZED;
+  if (data == NULL) return NVML_ERROR_INVALID_ARGUMENT;
+  struct timespec deadline;
+  clock_gettime(CLOCK_REALTIME, &deadline);
+  deadline.tv_sec += timeoutms / 1000;
+  deadline.tv_nsec += (long) (timeoutms % 1000) * 1000000L;
+  if (deadline.tv_nsec >= 1000000000L) { deadline.tv_sec++; deadline.tv_nsec -= 1000000000L; }
+  int polls_file = getenv("FAKE_NVML_XID_FILE") != NULL;
+  pthread_mutex_lock(&event_mu);
+  for (;;) {
+    if (!valid_set(set)) { pthread_mutex_unlock(&event_mu); return NVML_ERROR_INVALID_ARGUMENT; }
+    if (polls_file) poll_xid_file_locked();
+    while (event_count > 0) {
+      fake_event e = events[event_head];
+      event_head = (event_head + 1) % MAX_EVENTS;
+      event_count--;
+      if (!(set->types[e.dev] & EVENT_XID_CRITICAL)) continue;   /* not registered: NVML drops it */
+      data->device = &pool[e.dev];
+      data->eventType = EVENT_XID_CRITICAL;
+      data->eventData = e.xid;
+      if (!v1) { data->gpuInstanceId = 0xFFFFFFFFu; data->computeInstanceId = 0xFFFFFFFFu; }
+      pthread_mutex_unlock(&event_mu);
+      return NVML_SUCCESS;
+    }
+    struct timespec until = deadline;
+    if (polls_file) {   /* wake every 50 ms to look at the file */
+      struct timespec now;
+      clock_gettime(CLOCK_REALTIME, &now);
+      now.tv_nsec += 50000000L;
+      if (now.tv_nsec >= 1000000000L) { now.tv_sec++; now.tv_nsec -= 1000000000L; }
+      if (now.tv_sec < deadline.tv_sec || (now.tv_sec == deadline.tv_sec && now.tv_nsec < deadline.tv_nsec)) until = now;
+    }
+    int rc = pthread_cond_timedwait(&event_cv, &event_mu, &until);
+    if (rc == ETIMEDOUT) {
+      struct timespec now;
+      clock_gettime(CLOCK_REALTIME, &now);
+      if (now.tv_sec > deadline.tv_sec || (now.tv_sec == deadline.tv_sec && now.tv_nsec >= deadline.tv_nsec)) {
+        if (polls_file) poll_xid_file_locked();
+        if (event_count == 0) { pthread_mutex_unlock(&event_mu); return NVML_ERROR_TIMEOUT; }
+      }
+    }
+  }
+}
+
+#ifndef FAKE_OLD_DRIVER
+nvmlReturn_t nvmlEventSetWait_v2(fake_event_set *set, nvmlEventData_t *data, unsigned int timeoutms) {
+  return wait_event(set, data, timeoutms, 0);
+}
+#endif
+nvmlReturn_t nvmlEventSetWait(fake_event_set *set, nvmlEventData_t *data, unsigned int timeoutms) {
+  return wait_event(set, data, timeoutms, 1);
+}
+
+nvmlReturn_t nvmlEventSetFree(fake_event_set *set) {
+  if (refcount <= 0) return NVML_ERROR_UNINITIALIZED;
+  pthread_mutex_lock(&event_mu);
+  nvmlReturn_t rc = NVML_ERROR_INVALID_ARGUMENT;
+  if (valid_set(set)) { set->in_use = 0; rc = NVML_SUCCESS; pthread_cond_broadcast(&event_cv); }
+  pthread_mutex_unlock(&event_mu);
+  return rc;
 }

@@ -8,6 +8,7 @@ import dev.gputop.config.ExportedHistogram;
 import dev.gputop.config.HealthStatus;
 import dev.gputop.config.Receiver;
 import dev.gputop.config.ReceiverProvider;
+import dev.gputop.config.logging.FailureLog;
 import io.opentelemetry.api.OpenTelemetry;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -178,7 +179,7 @@ public final class AgentRuntime implements AutoCloseable {
       try {
         sections.add(r.receiver.snapshotSections());
       } catch (RuntimeException e) {
-        r.throttled("snapshotSections() failed", e);
+        r.throttled("snapshotSections()", e);
       }
     }
     return assembler.assemble(sections, health());
@@ -199,7 +200,7 @@ public final class AgentRuntime implements AutoCloseable {
       try {
         h = r.receiver.health();
       } catch (RuntimeException e) {
-        r.throttled("health() failed", e);
+        r.throttled("health()", e);
         h = HealthStatus.unhealthy(List.of("health() failed: " + e));
       }
       if (h == null) {
@@ -220,7 +221,7 @@ public final class AgentRuntime implements AutoCloseable {
       try {
         out.addAll(r.receiver.exportedHistograms());
       } catch (RuntimeException e) {
-        r.throttled("exportedHistograms() failed", e);
+        r.throttled("exportedHistograms()", e);
       }
     }
     return out;
@@ -317,7 +318,8 @@ public final class AgentRuntime implements AutoCloseable {
     final ScheduledExecutorService executor;
     /** Zero once the first refresh ended; counted down by the refresh thread only. */
     private final CountDownLatch firstRefreshDone = new CountDownLatch(1);
-    private final AtomicLong lastFailureLog = new AtomicLong(Long.MIN_VALUE);
+    /** A receiver call that throws is a bug: logged with its stack trace, throttled per call. */
+    private final FailureLog failures = FailureLog.create(logger, clock);
 
     Running(Receiver receiver) {
       this.receiver = receiver;
@@ -363,8 +365,9 @@ public final class AgentRuntime implements AutoCloseable {
     private void refreshOnce() {
       try {
         receiver.refresh();
+        failures.success("refresh()", what("refresh()"));
       } catch (Throwable t) { // a receiver must never stop its own schedule
-        throttled("refresh() threw", t);
+        throttled("refresh()", t);
       } finally {
         // Only this receiver's single refresh thread gets here, so check-then-count is safe.
         if (firstRefreshDone.getCount() != 0) {
@@ -377,14 +380,13 @@ public final class AgentRuntime implements AutoCloseable {
       }
     }
 
-    /** Logs at most once a minute per receiver, so a broken receiver can't flood the log. */
-    void throttled(String what, Throwable t) {
-      long now = System.nanoTime();
-      long last = lastFailureLog.get();
-      if (last == Long.MIN_VALUE || now - last > TimeUnit.MINUTES.toNanos(1)) {
-        lastFailureLog.set(now);
-        logger.log(Level.WARNING, "receiver " + receiver.name() + ": " + what, t);
-      }
+    /** Logs through the throttled failure log: once, then at most once a minute per call. */
+    void throttled(String call, Throwable t) {
+      failures.failure(call, what(call), t);
+    }
+
+    private String what(String call) {
+      return "Receiver " + receiver.name() + " " + call;
     }
   }
 

@@ -1,6 +1,6 @@
 package dev.gputop.agent;
 
-import dev.gputop.inference.scrape.LazyDefaultSslContext;
+import dev.gputop.config.credentials.LazyDefaultSslContext;
 import io.opentelemetry.exporter.sender.jdk.internal.JdkHttpSenderProvider;
 import io.opentelemetry.sdk.common.export.Compressor;
 import io.opentelemetry.sdk.common.export.HttpSender;

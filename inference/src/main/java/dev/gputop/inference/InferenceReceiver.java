@@ -7,21 +7,18 @@ import dev.gputop.config.HealthStatus;
 import dev.gputop.config.InferenceConfig;
 import dev.gputop.config.Receiver;
 import dev.gputop.config.ScrapeConfig;
+import dev.gputop.config.SloTargets;
+import dev.gputop.config.logging.FailureLog;
 import dev.gputop.inference.discovery.DiscoveredServer;
 import dev.gputop.inference.discovery.DiscoveryResult;
 import dev.gputop.inference.discovery.ServerDiscovery;
 import dev.gputop.inference.engine.Engine;
 import dev.gputop.inference.engine.EngineMapper;
 import dev.gputop.inference.engine.ServerScrape;
-import dev.gputop.inference.export.Alert;
 import dev.gputop.inference.export.DiscoverySection;
-import dev.gputop.inference.export.HistogramExports;
 import dev.gputop.inference.export.InferenceMetrics;
 import dev.gputop.inference.export.InferenceSnapshot;
-import dev.gputop.inference.export.ModelEntry;
-import dev.gputop.inference.export.ServerEntry;
-import dev.gputop.inference.export.ServingOverview;
-import dev.gputop.inference.export.StatsPoint;
+import dev.gputop.inference.export.SnapshotBuilder;
 import dev.gputop.inference.parse.Exposition;
 import dev.gputop.inference.parse.ExpositionFormatException;
 import dev.gputop.inference.parse.ExpositionParser;
@@ -34,7 +31,6 @@ import dev.gputop.inference.stats.WindowStatistics;
 import dev.gputop.inference.window.ServerWindow;
 import dev.gputop.nvml.ProcessOwnerLookup;
 import io.opentelemetry.api.OpenTelemetry;
-import io.opentelemetry.api.common.Attributes;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -55,8 +51,9 @@ import java.util.logging.Logger;
  * The inference receiver: on each refresh it gathers the targets (configured endpoints, then
  * discovered servers whose URL is not configured), scrapes them all, parses each body with that
  * server's own {@link ExpositionParser}, maps it to concepts ({@link EngineMapper}), adds it to
- * the server's {@link ServerWindow}, computes {@link WindowStatistics} and publishes one immutable
- * {@link InferenceSnapshot}. Servers that are no longer targets are dropped at once, with their
+ * the server's {@link ServerWindow}, computes {@link WindowStatistics} and hands each server to a
+ * {@link SnapshotBuilder}, which turns them into the one immutable {@link InferenceSnapshot} it
+ * publishes (entries, points, alerts, overview). It orchestrates; the stages own their work. Servers that are no longer targets are dropped at once, with their
  * window and parser, so state is bounded by the number of live servers.
  *
  * <p>Threading: {@link #refresh()} runs on one agent thread at a time; every other method, the
@@ -67,14 +64,15 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
 
   private static final Logger logger = Logger.getLogger(InferenceReceiver.class.getName());
 
-  static final String CONFIGURED = "configured";
-  static final String DISCOVERED = "discovered";
-  static final double KV_CACHE_FULL = 0.95;
+  static final String CONFIGURED = SnapshotBuilder.CONFIGURED;
+  static final String DISCOVERED = SnapshotBuilder.DISCOVERED;
 
   private final InferenceConfig config;
   private final Scraper scraper;
   private final ServerDiscovery discovery;
   private final Clock clock;
+  /** Unexpected errors of a cycle's stages (bugs): logged with a trace, throttled per stage. */
+  private final FailureLog failures;
   private final int maxScrapes;
   private final EngineMapper mapper = new EngineMapper();
   private final Map<String, ServerState> states = new LinkedHashMap<>();
@@ -102,6 +100,7 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
     this.scraper = Objects.requireNonNull(scraper, "scraper");
     this.discovery = discovery;
     this.clock = Objects.requireNonNull(clock, "clock");
+    this.failures = FailureLog.create(logger, clock);
     // Enough slots for the window at the refresh rate, with slack for jitter; never unbounded.
     long perWindow = config.window().toNanos() / Math.max(1, refresh.toNanos());
     this.maxScrapes = (int) Math.max(4, Math.min(1024, perWindow * 2 + 4));
@@ -120,9 +119,10 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
     }
     try {
       cycle();
+      failures.success("refresh", "Inference refresh");
     } catch (RuntimeException e) {
       // A bug must not stop the agent's scheduler: say so in health and keep the last values.
-      logger.log(Level.SEVERE, "inference refresh failed", e);
+      failures.failure("refresh", "Inference refresh", e);
       InferenceSnapshot last = snapshot.get();
       snapshot.set(new InferenceSnapshot(last.servers(), last.overview(), last.alerts(), last.discovery(),
           HealthStatus.unhealthy(List.of("internal error in the inference receiver: " + e)),
@@ -132,7 +132,8 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
 
   /** One target of a cycle. */
   private record Target(
-      String name, URI url, String source, List<Integer> gpus, List<Long> pids, ScrapeTarget scrape) {
+      String name, URI url, String source, List<Integer> gpus, List<Long> pids, ScrapeTarget scrape,
+      SloTargets slo) {
     String key() {
       return source + " " + name + " " + url;
     }
@@ -152,21 +153,14 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
     List<ScrapeResult> results;
     try {
       results = scrapeTargets.isEmpty() ? List.of() : scraper.scrapeAll(scrapeTargets);
+      failures.success("scrape", "Scrape cycle");
     } catch (RuntimeException e) {
-      logger.log(Level.WARNING, "scraping failed", e);
+      failures.failure("scrape", "Scrape cycle", e);
       results = List.of();
     }
 
     Set<String> live = new HashSet<>();
-    List<ServerEntry> entries = new ArrayList<>();
-    List<StatsPoint> points = new ArrayList<>();
-    List<StatsPoint> modelPoints = new ArrayList<>();
-    Map<Attributes, Long> up = new HashMap<>();
-    List<ExportedHistogram> histograms = new ArrayList<>();
-    List<Alert> alerts = new ArrayList<>();
-    List<String> unhealthy = new ArrayList<>();
-    Map<Long, String> owners = new HashMap<>();
-
+    SnapshotBuilder out = new SnapshotBuilder();
     for (int i = 0; i < targets.size(); i++) {
       Target t = targets.get(i);
       live.add(t.key());
@@ -174,46 +168,29 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
       ScrapeResult r = i < results.size() ? results.get(i) : null;
       st.accept(r, nanos, epoch, mapper);
 
-      String engine = st.engine.id();
       String state = st.state();
       boolean down = "down".equals(state);
-      ServerStats stats = down ? ServerStats.EMPTY : WindowStatistics.compute(st.window, null);
-      List<ModelEntry> models = new ArrayList<>();
       ServerWindow.Entry newest = st.window.newest();
-      if (!down && newest != null && newest.scrape().models().size() > 1) {
-        for (String model : newest.scrape().models()) {
-          ServerStats ms = WindowStatistics.compute(st.window, model);
-          models.add(modelEntry(model, engine, state, ms));
-          modelPoints.add(StatsPoint.of(t.name(), engine, model, ms));
+      List<String> served = newest == null ? List.of() : List.copyOf(newest.scrape().models());
+      String engine = st.engine.id();
+      // A server's total is matched with its model when it serves one (docs/inference.md).
+      String onlyModel = served.size() == 1 && !served.get(0).isEmpty() ? served.get(0) : null;
+      ServerStats stats = down ? ServerStats.EMPTY : WindowStatistics.compute(st.window, null,
+          config.slo().resolve(t.name(), engine, onlyModel, t.slo()));
+      Map<String, ServerStats> models = new LinkedHashMap<>();
+      if (!down && served.size() > 1) {
+        for (String model : served) {
+          models.put(model, WindowStatistics.compute(st.window, model,
+              config.slo().resolve(t.name(), engine, model, t.slo())));
         }
       }
-      entries.add(serverEntry(t, engine, state, st.error, stats, models));
-      points.add(StatsPoint.of(t.name(), engine, null, stats));
-      up.put(StatsPoint.upAttributes(t.name(), engine, state), down ? 0L : 1L);
-      if (!down && st.engine != Engine.UNKNOWN) {
-        histograms.addAll(HistogramExports.of(t.name(), engine, st.window));
-      }
-      for (Long pid : t.pids()) {
-        owners.putIfAbsent(pid, t.name());
-      }
-      if (stats.kvCacheUsage() != null && stats.kvCacheUsage() >= KV_CACHE_FULL
-          && stats.waiting() != null && stats.waiting() > 0) {
-        alerts.add(new Alert("kv_cache_full", t.name(), String.format(Locale.ROOT,
-            "KV cache %.0f%% used while %d requests wait", stats.kvCacheUsage() * 100, stats.waiting())));
-      }
-      if (CONFIGURED.equals(t.source()) && down) {
-        String why = "configured endpoint " + t.name() + " (" + t.url() + ") can't be scraped: " + st.error;
-        alerts.add(new Alert("inference_unhealthy", t.name(), why));
-        unhealthy.add(why);
-      }
+      out.add(new SnapshotBuilder.Server(t.name(), t.url().toString(), t.source(), t.gpus(), t.pids(),
+          engine, st.engine != Engine.UNKNOWN, state, st.error, stats, models, st.window));
     }
     // Servers that left discovery (or config) leave now, with everything they held.
     states.keySet().retainAll(live);
 
-    points.addAll(modelPoints);
-    HealthStatus health = unhealthy.isEmpty() ? HealthStatus.healthy() : HealthStatus.unhealthy(unhealthy);
-    snapshot.set(new InferenceSnapshot(entries, overview(entries), alerts,
-        new DiscoverySection(found.skipped(), notes), health, points, up, histograms, owners));
+    snapshot.set(out.build(new DiscoverySection(found.skipped(), notes)));
   }
 
   private DiscoveryResult discover() {
@@ -222,9 +199,10 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
     }
     try {
       DiscoveryResult r = discovery.discover();
+      failures.success("discovery", "Discovery");
       return r == null ? DiscoveryResult.empty() : r;
     } catch (RuntimeException e) {
-      logger.log(Level.WARNING, "discovery failed", e);
+      failures.failure("discovery", "Discovery", e);
       return new DiscoveryResult(List.of(), List.of(), List.of("discovery failed: " + e));
     }
   }
@@ -244,7 +222,7 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
       DiscoveredServer d = byUrl.get(u);
       out.add(new Target(e.name(), e.url(), CONFIGURED,
           d == null ? List.of() : d.gpus(), d == null ? List.of() : d.pids(),
-          new ScrapeTarget(e.name(), e.url(), e.headers(), e.bearerTokenFile(), e.tls())));
+          new ScrapeTarget(e.name(), e.url(), e.headers(), e.bearerTokenFile(), e.tls()), e.slo()));
       urls.add(u);
       names.add(e.name());
     }
@@ -258,7 +236,8 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
             + " is not scraped: another server already has that name");
         continue;
       }
-      out.add(new Target(d.name(), d.url(), DISCOVERED, d.gpus(), d.pids(), ScrapeTarget.of(d.name(), d.url())));
+      out.add(new Target(d.name(), d.url(), DISCOVERED, d.gpus(), d.pids(), ScrapeTarget.of(d.name(), d.url()),
+          SloTargets.NONE));
     }
     return out;
   }
@@ -293,46 +272,6 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
     }
     return new ServerState(t.name(), CONFIGURED.equals(t.source()), new ExpositionParser(limits),
         new ServerWindow(config.window(), maxScrapes));
-  }
-
-  private static ServerEntry serverEntry(
-      Target t, String engine, String state, String error, ServerStats s, List<ModelEntry> models) {
-    return new ServerEntry(t.name(), engine, t.url().toString(), t.source(), state, error,
-        t.gpus(), t.pids(), s.running(), s.waiting(), s.kvCacheUsage(), s.prefixHitRatio(),
-        s.requestsPerSecond(), s.promptTokensPerSecond(), s.generationTokensPerSecond(),
-        s.preemptionsPerSecond(), s.ttft(), s.itl(), s.e2e(), s.queue(), s.ttftApproxMean(), models);
-  }
-
-  private static ModelEntry modelEntry(String model, String engine, String state, ServerStats s) {
-    return new ModelEntry(model, engine, state, null, s.running(), s.waiting(), s.kvCacheUsage(),
-        s.prefixHitRatio(), s.requestsPerSecond(), s.promptTokensPerSecond(),
-        s.generationTokensPerSecond(), s.preemptionsPerSecond(), s.ttft(), s.itl(), s.e2e(), s.queue(),
-        s.ttftApproxMean());
-  }
-
-  static ServingOverview overview(List<ServerEntry> servers) {
-    Double worstTtft = null;
-    Double worstItl = null;
-    Double generation = null;
-    Integer waiting = null;
-    for (ServerEntry e : servers) {
-      worstTtft = max(worstTtft, e.ttft() == null ? null : e.ttft().p99());
-      worstItl = max(worstItl, e.itl() == null ? null : e.itl().p50());
-      if (e.generationTokensPerSecond() != null) {
-        generation = (generation == null ? 0 : generation) + e.generationTokensPerSecond();
-      }
-      if (e.waiting() != null) {
-        waiting = (waiting == null ? 0 : waiting) + e.waiting();
-      }
-    }
-    return new ServingOverview(worstTtft, worstItl, generation, waiting);
-  }
-
-  private static Double max(Double a, Double b) {
-    if (b == null) {
-      return a;
-    }
-    return a == null ? b : Math.max(a, b);
   }
 
   @Override

@@ -81,8 +81,8 @@ class InferenceReceiverSocketTest {
       ServerEntry tgi = servers.get(0);
       assertThat(tgi.engine()).isEqualTo("tgi");
       assertThat(tgi.state()).isEqualTo("up");
-      assertThat(tgi.requestsPerSecond()).isCloseTo(5.0, within(1e-9));
-      assertThat(tgi.ttft()).isNull();
+      assertThat(tgi.stats().requestsPerSecond()).isCloseTo(5.0, within(1e-9));
+      assertThat(tgi.stats().ttft()).isNull();
       ServerEntry gone = servers.get(1);
       assertThat(gone.state()).isEqualTo("down");
       assertThat(gone.error()).isNotBlank();

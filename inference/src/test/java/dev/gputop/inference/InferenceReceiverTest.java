@@ -77,10 +77,10 @@ class InferenceReceiverTest {
       assertThat(first.engine()).isEqualTo("vllm");
       assertThat(first.source()).isEqualTo("configured");
       assertThat(first.state()).isEqualTo("starting");
-      assertThat(first.running()).isEqualTo(1);
-      assertThat(first.requestsPerSecond()).isNull();
+      assertThat(first.stats().running()).isEqualTo(1);
+      assertThat(first.stats().requestsPerSecond()).isNull();
       // Exported but not computable yet: the object is there, every field null.
-      assertThat(first.ttft()).isEqualTo(new dev.gputop.inference.stats.LatencyStats(null, null, null, null, null));
+      assertThat(first.stats().ttft()).isEqualTo(new dev.gputop.inference.stats.LatencyStats(null, null, null, null, null));
 
       clock.advanceSeconds(10);
       scraper.bodies.put("http://10.0.0.5:8000/metrics", fixture("vllm", "vllm-v1-dp2-small", 1));
@@ -88,9 +88,9 @@ class InferenceReceiverTest {
       ServerEntry e = server(r, "chat-api");
       assertThat(e.state()).isEqualTo("up");
       assertThat(e.error()).isNull();
-      assertThat(e.running()).isEqualTo(5);
-      assertThat(e.requestsPerSecond()).isCloseTo(4.0, within(1e-9));
-      assertThat(e.ttft().p50()).isCloseTo(0.25, within(1e-9));
+      assertThat(e.stats().running()).isEqualTo(5);
+      assertThat(e.stats().requestsPerSecond()).isCloseTo(4.0, within(1e-9));
+      assertThat(e.stats().ttft().p50()).isCloseTo(0.25, within(1e-9));
       assertThat(e.models()).isEmpty();
       assertThat(r.health()).isEqualTo(HealthStatus.healthy());
       assertThat(r.snapshot().overview().generationTokensPerSecond()).isCloseTo(1100.0, within(1e-9));
@@ -112,12 +112,13 @@ class InferenceReceiverTest {
       assertThat(names(s)).containsExactlyInAnyOrder("name", "engine", "url", "source", "state", "error",
           "gpus", "pids", "running", "waiting", "kvCacheUsage", "prefixHitRatio", "requestsPerSecond",
           "promptTokensPerSecond", "generationTokensPerSecond", "preemptionsPerSecond", "ttft", "itl",
-          "e2e", "queue", "ttftApproxMean", "models");
+          "e2e", "queue", "ttftApproxMean", "slo", "models");
+      assertThat(names(s.get("slo"))).containsExactlyInAnyOrder("ttft", "itl", "e2e", "queue");
       assertThat(names(s.get("ttft"))).containsExactlyInAnyOrder("mean", "p50", "p90", "p99", "count");
       assertThat(s.get("error").isNull()).isTrue();
       assertThat(s.get("ttft").get("count").asLong()).isEqualTo(40);
       assertThat(names(doc.get("overview").get("serving"))).containsExactlyInAnyOrder(
-          "worstTtftP99", "worstItlP50", "generationTokensPerSecond", "waiting");
+          "worstTtftP99", "worstItlP50", "generationTokensPerSecond", "waiting", "worstSloAttainment");
       assertThat(names(doc.get("discovery"))).containsExactlyInAnyOrder("skipped", "notes");
     }
   }
@@ -138,7 +139,7 @@ class InferenceReceiverTest {
       ServerEntry e = server(r, "chat-api");
       assertThat(e.state()).isEqualTo("down");
       assertThat(e.error()).isEqualTo("connection refused");
-      assertThat(e.running()).isNull();
+      assertThat(e.stats().running()).isNull();
       assertThat(r.health().state()).isEqualTo(HealthStatus.State.UNHEALTHY);
       assertThat(r.health().reasons()).singleElement().asString()
           .contains("chat-api").contains("connection refused");
@@ -179,9 +180,9 @@ class InferenceReceiverTest {
       ServerEntry e = server(r, "web");
       assertThat(e.engine()).isEqualTo("unknown");
       assertThat(e.state()).isEqualTo("up");
-      assertThat(e.running()).isNull();
-      assertThat(e.requestsPerSecond()).isNull();
-      assertThat(e.ttft()).isNull();
+      assertThat(e.stats().running()).isNull();
+      assertThat(e.stats().requestsPerSecond()).isNull();
+      assertThat(e.stats().ttft()).isNull();
       assertThat(r.exportedHistograms()).isEmpty();
     }
   }
@@ -282,12 +283,12 @@ class InferenceReceiverTest {
       scraper.bodies.put("http://10.0.0.8:8080/metrics", fixture("vllm", "ray-vllm-two-models", 1));
       r.refresh();
       ServerEntry e = server(r, "ray");
-      assertThat(e.requestsPerSecond()).isCloseTo(3.0, within(1e-9));
+      assertThat(e.stats().requestsPerSecond()).isCloseTo(3.0, within(1e-9));
       assertThat(e.models()).hasSize(2);
       assertThat(e.models().get(0).name()).isEqualTo("model-a");
-      assertThat(e.models().get(0).requestsPerSecond()).isCloseTo(2.0, within(1e-9));
+      assertThat(e.models().get(0).stats().requestsPerSecond()).isCloseTo(2.0, within(1e-9));
       assertThat(e.models().get(1).name()).isEqualTo("model-b");
-      assertThat(e.models().get(1).running()).isEqualTo(1);
+      assertThat(e.models().get(1).stats().running()).isEqualTo(1);
       assertThat(e.models().get(1).state()).isEqualTo("up");
       // One re-exported TTFT histogram per model, never a total beside them.
       assertThat(r.exportedHistograms()).extracting(h -> h.attributes().get("gen_ai.request.model"))

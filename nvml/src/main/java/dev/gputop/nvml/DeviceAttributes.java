@@ -27,6 +27,11 @@ final class DeviceAttributes {
   static final AttributeKey<String> CLOCK_TYPE = AttributeKey.stringKey("gputop.clock.type");
   static final AttributeKey<String> THROTTLE_REASON = AttributeKey.stringKey("gputop.throttle.reason");
   static final AttributeKey<String> SERVER = AttributeKey.stringKey("server");
+  static final AttributeKey<String> XID = AttributeKey.stringKey("xid");
+  static final AttributeKey<String> NVLINK_LINK = AttributeKey.stringKey("gputop.nvlink.link");
+
+  /** error.type values of the NVLink error counters, in nvmlNvLinkErrorCounter_t order. */
+  static final String[] NVLINK_ERROR_TYPES = {"replay", "recovery", "crc_flit", "crc_data"};
 
   static final String[] CLOCK_TYPES = {"graphics", "sm", "memory", "video"};
 
@@ -41,6 +46,12 @@ final class DeviceAttributes {
   final Attributes errorsUncorrected;
   final Attributes[] clocks = new Attributes[CLOCK_TYPES.length];
   final Attributes[] throttle = new Attributes[ThrottleReason.values().length];
+  final Attributes retiredSingleBit;
+  final Attributes retiredDoubleBit;
+  private final Attributes[] nvlink = new Attributes[dev.gputop.nvml.jna.Layouts.NVLINK_MAX_LINKS];
+  private final Attributes[][] nvlinkErrors =
+      new Attributes[dev.gputop.nvml.jna.Layouts.NVLINK_MAX_LINKS][NVLINK_ERROR_TYPES.length];
+  private final java.util.Map<Long, Attributes> xid = new java.util.concurrent.ConcurrentHashMap<>();
 
   DeviceAttributes(GpuDevice d) {
     this.identity = d;
@@ -70,6 +81,33 @@ final class DeviceAttributes {
     for (ThrottleReason r : ThrottleReason.values()) {
       throttle[r.ordinal()] = base.toBuilder().put(THROTTLE_REASON, r.attributeValue()).build();
     }
+    retiredSingleBit = base.toBuilder().put(ERROR_TYPE, "single_bit").build();
+    retiredDoubleBit = base.toBuilder().put(ERROR_TYPE, "double_bit").build();
+  }
+
+  /** The attributes of NVLink link {@code link} (built on first use, then kept). */
+  Attributes nvlink(int link) {
+    Attributes a = nvlink[link];
+    if (a == null) {
+      a = base.toBuilder().put(NVLINK_LINK, Integer.toString(link)).build();
+      nvlink[link] = a;
+    }
+    return a;
+  }
+
+  /** The attributes of one NVLink error counter of a link. */
+  Attributes nvlinkError(int link, int counter) {
+    Attributes a = nvlinkErrors[link][counter];
+    if (a == null) {
+      a = nvlink(link).toBuilder().put(ERROR_TYPE, NVLINK_ERROR_TYPES[counter]).build();
+      nvlinkErrors[link][counter] = a;
+    }
+    return a;
+  }
+
+  /** The attributes of the Xid counter for one code. */
+  Attributes xid(long code) {
+    return xid.computeIfAbsent(code, c -> base.toBuilder().put(XID, Long.toString(c)).build());
   }
 
   /** Whether these attributes still describe the device (its identity did not change). */

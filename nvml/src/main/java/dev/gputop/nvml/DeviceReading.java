@@ -19,6 +19,7 @@ final class DeviceReading {
   Long eccUncorrectedErrors;
   Long pcieTransmitBytes;
   Long pcieReceiveBytes;
+  GpuFaults faults = GpuFaults.NONE;
 
   GpuDevice toDevice(DeviceState d) {
     return new GpuDevice(
@@ -46,6 +47,7 @@ final class DeviceReading {
         eccCorrectedErrors,
         eccUncorrectedErrors,
         pcieTransmitBytes,
-        pcieReceiveBytes);
+        pcieReceiveBytes,
+        faults);
   }
 }

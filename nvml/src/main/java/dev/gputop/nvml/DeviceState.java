@@ -1,6 +1,6 @@
 package dev.gputop.nvml;
 
-import com.sun.jna.Pointer;
+import dev.gputop.nvml.jna.DeviceHandle;
 import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.List;
@@ -35,7 +35,17 @@ final class DeviceState {
     PCIE,
     MIG_MODE,
     PROCESSES,
-    PROCESS_UTILIZATION
+    PROCESS_UTILIZATION,
+    REMAPPED_ROWS,
+    RETIRED_PAGES,
+    RETIRED_PAGES_PENDING,
+    PCIE_REPLAY,
+    NVLINK,
+    NVLINK_REPLAY,
+    NVLINK_RECOVERY,
+    NVLINK_CRC_FLIT,
+    NVLINK_CRC_DATA,
+    XID_EVENTS
   }
 
   final String key;
@@ -45,13 +55,17 @@ final class DeviceState {
   int index;
   String name;
   String pciBusId;
-  Pointer handle;
+  DeviceHandle handle;
   final EnumSet<Field> unsupported = EnumSet.noneOf(Field.class);
   /** field:code pairs already logged at WARNING, so repeated failures log once. */
   final Set<String> reported = new HashSet<>();
   boolean failed;
   String error;
   long lastSeenTimestamp;
+  /** NVLink links found at the first probe (-1: not probed yet). */
+  int nvlinkCount = -1;
+  /** Whether the GPU is registered for Xid events in the session's event set. */
+  boolean xidRegistered;
   List<DeviceState> migChildren = List.of();
 
   DeviceState(String key, String uuid, String parentUuid, Integer migIndex) {
@@ -78,7 +92,8 @@ final class DeviceState {
   GpuDevice failedDevice() {
     return new GpuDevice(
         index, uuid, name, pciBusId, parentUuid, migIndex, GpuState.FAILED, error, null, null, null,
-        null, null, null, null, null, null, null, null, null, null, null, null, null, null);
+        null, null, null, null, null, null, null, null, null, null, null, null, null, null,
+        GpuFaults.NONE);
   }
 
   String label() {

@@ -34,6 +34,8 @@ import java.util.Objects;
  * @param eccUncorrectedErrors uncorrected ECC errors since the driver was loaded
  * @param pcieTransmitBytes PCIe bytes sent (a driver counter that may wrap)
  * @param pcieReceiveBytes PCIe bytes received (a driver counter that may wrap)
+ * @param faults memory retirement, PCIe replays and NVLink ({@link GpuFaults#NONE} when none is
+ *     reported)
  */
 public record GpuDevice(
     int index,
@@ -60,10 +62,12 @@ public record GpuDevice(
     Long eccCorrectedErrors,
     Long eccUncorrectedErrors,
     Long pcieTransmitBytes,
-    Long pcieReceiveBytes) {
+    Long pcieReceiveBytes,
+    GpuFaults faults) {
 
   public GpuDevice {
     Objects.requireNonNull(state, "state");
+    faults = faults == null ? GpuFaults.NONE : faults;
   }
 
   /** Whether this is a MIG instance rather than a whole GPU. */

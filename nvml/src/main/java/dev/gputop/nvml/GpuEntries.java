@@ -25,6 +25,12 @@ public final class GpuEntries {
    * @param names executable names, or null to leave names out
    */
   public static List<GpuEntry> of(GpuSample sample, ProcessOwnerLookup owners, ProcessNames names) {
+    return of(sample, owners, names, java.util.Map.of());
+  }
+
+  /** The entries, with the Xid events the receiver's event thread received per GPU UUID. */
+  static List<GpuEntry> of(
+      GpuSample sample, ProcessOwnerLookup owners, ProcessNames names, java.util.Map<String, XidLog.Gpu> xids) {
     if (names != null) {
       Set<Long> live = new HashSet<>();
       for (GpuProcess p : sample.processes()) {
@@ -48,7 +54,8 @@ public final class GpuEntries {
                 names == null ? null : names.nameOf(p.pid()),
                 u == null ? null : u.smUtilization()));
       }
-      entries.add(entry(d, processes));
+      XidLog.Gpu x = d.uuid() == null ? null : xids.get(d.uuid());
+      entries.add(entry(d, processes, x));
     }
     return List.copyOf(entries);
   }
@@ -66,7 +73,15 @@ public final class GpuEntries {
     }
   }
 
-  private static GpuEntry entry(GpuDevice d, List<GpuProcessEntry> processes) {
+  private static GpuEntry entry(GpuDevice d, List<GpuProcessEntry> processes, XidLog.Gpu xids) {
+    GpuFaults f = d.faults();
+    List<GpuEntry.Xid> events = new ArrayList<>();
+    if (xids != null) {
+      for (XidLog.Entry e : xids.recent()) {
+        long code = e.event().xid();
+        events.add(new GpuEntry.Xid(code, e.time().toString(), XidCodes.isCritical(code), XidCodes.describe(code)));
+      }
+    }
     boolean anyClock =
         d.graphicsClockMhz() != null || d.smClockMhz() != null || d.memoryClockMhz() != null
             || d.videoClockMhz() != null;
@@ -102,6 +117,16 @@ public final class GpuEntries {
             : null,
         reasons,
         d.eccCorrectedErrors(),
-        d.eccUncorrectedErrors());
+        d.eccUncorrectedErrors(),
+        f.remappedRowsCorrectable() == null && f.remapPending() == null
+            ? null
+            : new GpuEntry.RemappedRows(
+                f.remappedRowsCorrectable(), f.remappedRowsUncorrectable(), f.remapPending(), f.remapFailed()),
+        f.retiredPagesSingleBit() == null && f.retiredPagesPending() == null
+            ? null
+            : new GpuEntry.RetiredPages(f.retiredPagesSingleBit(), f.retiredPagesDoubleBit(), f.retiredPagesPending()),
+        f.pcieReplays(),
+        f.nvlinks(),
+        events);
   }
 }

@@ -28,6 +28,11 @@ import java.util.List;
  * @param throttleReasons active clock event reasons ({@link ThrottleReason#attributeValue()})
  * @param eccCorrectedErrors corrected ECC errors since the driver was loaded
  * @param eccUncorrectedErrors uncorrected ECC errors since the driver was loaded
+ * @param remappedRows row remapping (Ampere and later), or null where not reported
+ * @param retiredPages page retirement (before Ampere), or null where not reported
+ * @param pcieReplays PCIe replays since the driver was loaded
+ * @param nvlinks NVLink links with their state and error counters (empty without NVLink)
+ * @param xidEvents the last Xid events of this GPU (at most 16), oldest first
  */
 public record GpuEntry(
     int index,
@@ -50,12 +55,35 @@ public record GpuEntry(
     Clocks clocksMhz,
     List<String> throttleReasons,
     Long eccCorrectedErrors,
-    Long eccUncorrectedErrors) {
+    Long eccUncorrectedErrors,
+    RemappedRows remappedRows,
+    RetiredPages retiredPages,
+    Long pcieReplays,
+    List<GpuFaults.NvLink> nvlinks,
+    List<Xid> xidEvents) {
 
   public GpuEntry {
     processes = List.copyOf(processes);
     throttleReasons = throttleReasons == null ? null : List.copyOf(throttleReasons);
+    nvlinks = nvlinks == null ? List.of() : List.copyOf(nvlinks);
+    xidEvents = xidEvents == null ? List.of() : List.copyOf(xidEvents);
   }
+
+  /** Rows remapped after correctable / uncorrectable errors, and whether a remap is pending or failed. */
+  public record RemappedRows(Long correctable, Long uncorrectable, Boolean pending, Boolean failed) {}
+
+  /** Pages retired after multiple single-bit / a double-bit ECC error, and whether one is pending. */
+  public record RetiredPages(Long singleBit, Long doubleBit, Boolean pending) {}
+
+  /**
+   * One Xid event as received.
+   *
+   * @param xid the Xid code
+   * @param time when the agent received it (ISO-8601)
+   * @param critical whether it is one the {@code gpu_xid} alert fires for
+   * @param description what a critical code means; null for the others
+   */
+  public record Xid(long xid, String time, boolean critical, String description) {}
 
   /** Current clocks in MHz; a clock the GPU doesn't report is null. */
   public record Clocks(Integer graphics, Integer sm, Integer memory, Integer video) {}

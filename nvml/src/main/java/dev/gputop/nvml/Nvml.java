@@ -7,14 +7,19 @@ import static dev.gputop.nvml.jna.NvmlReturn.ERROR_INSUFFICIENT_SIZE;
 import static dev.gputop.nvml.jna.NvmlReturn.ERROR_NOT_FOUND;
 import static dev.gputop.nvml.jna.NvmlReturn.ERROR_NOT_SUPPORTED;
 import static dev.gputop.nvml.jna.NvmlReturn.ERROR_NO_PERMISSION;
+import static dev.gputop.nvml.jna.NvmlReturn.ERROR_TIMEOUT;
 
 import com.sun.jna.Memory;
 import com.sun.jna.Platform;
-import com.sun.jna.Pointer;
+import com.sun.jna.ptr.IntByReference;
+import com.sun.jna.ptr.LongByReference;
 import dev.gputop.nvml.DeviceState.Field;
+import dev.gputop.nvml.jna.DeviceHandle;
+import dev.gputop.nvml.jna.EventSet;
 import dev.gputop.nvml.jna.Layouts;
 import dev.gputop.nvml.jna.NvmlNative;
 import dev.gputop.nvml.jna.NvmlReturn;
+import dev.gputop.nvml.jna.NvmlStructs;
 import dev.gputop.nvml.jna.Symbol;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -24,6 +29,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -53,7 +60,7 @@ import java.util.logging.Logger;
  * docs/PERFORMANCE.md), but a real driver can block for about half a second while a sleeping GPU
  * wakes, so sample on a dedicated thread, never in a metrics callback.
  */
-public final class Nvml implements AutoCloseable {
+public final class Nvml implements GpuLibrary {
 
   private static final Logger logger = Logger.getLogger(Nvml.class.getName());
 
@@ -65,9 +72,19 @@ public final class Nvml implements AutoCloseable {
   private final NvmlNative nv;
   private final String driverVersion;
   private final long pidMax;
-  /** Out-parameters of single calls; every call uses it from offset 0. */
-  private final Memory scratch = new Memory(256);
-  private final Memory fieldValues = new Memory(2L * Layouts.FIELD_VALUE_SIZE);
+  // Out-parameters of single calls, reused under the lock: a sample allocates no native memory.
+  private final IntByReference intOut = new IntByReference();
+  private final IntByReference intOut2 = new IntByReference();
+  private final LongByReference longOut = new LongByReference();
+  private final DeviceHandle.Out handleOut = new DeviceHandle.Out();
+  private final byte[] stringBuffer = new byte[Math.max(Layouts.UUID_BUFFER_SIZE, Layouts.NAME_BUFFER_SIZE)];
+  private final NvmlStructs.PciInfo pciInfo = new NvmlStructs.PciInfo();
+  private final NvmlStructs.Memory memoryV1 = new NvmlStructs.Memory();
+  private final NvmlStructs.MemoryV2 memoryV2 = new NvmlStructs.MemoryV2();
+  private final NvmlStructs.Utilization utilizationRates = new NvmlStructs.Utilization();
+  private final NvmlStructs.Temperature temperatureV = new NvmlStructs.Temperature();
+  private final NvmlStructs.FieldValue[] pcieFields =
+      (NvmlStructs.FieldValue[]) new NvmlStructs.FieldValue().toArray(2);
   private Memory processBuffer;
   private int processCapacity;
   private Memory sampleBuffer;
@@ -77,6 +94,14 @@ public final class Nvml implements AutoCloseable {
   private final Map<String, DeviceState> states = new HashMap<>();
   private List<DeviceState> gpus = List.of();
   private int lastCount = -1;
+  // Xid events: the set is created at the first sample; waitForXid runs on another thread with its
+  // own out-parameter and finds the device of an event through handles registered under the lock.
+  private volatile EventSet eventSet;
+  private boolean eventSetUnavailable;
+  private final Map<DeviceHandle, DeviceState> registered = new ConcurrentHashMap<>();
+  private final NvmlStructs.EventData eventData = new NvmlStructs.EventData();
+  private final ReentrantLock waitLock = new ReentrantLock();
+  private final java.util.Set<Integer> waitErrorsLogged = ConcurrentHashMap.newKeySet();
   /** The return code of the last {@link #readString} call. */
   private int lastStringReturn;
   private boolean closed;
@@ -112,7 +137,7 @@ public final class Nvml implements AutoCloseable {
       throw new NvmlUnavailableException(
           nv.libraryFile() + " does not export nvmlInit/nvmlShutdown: not an NVML library");
     }
-    int rc = nv.invoke(Symbol.INIT);
+    int rc = nv.init();
     if (rc != OK) {
       throw new NvmlUnavailableException(
           nv.resolvedName(Symbol.INIT) + " failed: " + NvmlReturn.describe(rc));
@@ -120,7 +145,7 @@ public final class Nvml implements AutoCloseable {
     try {
       return new Nvml(nv);
     } catch (RuntimeException | Error e) {
-      nv.invoke(Symbol.SHUTDOWN);
+      nv.shutdown();
       throw e;
     }
   }
@@ -151,11 +176,13 @@ public final class Nvml implements AutoCloseable {
   }
 
   /** The driver version NVML reported at open, e.g. {@code 550.54.15}, or null. */
+  @Override
   public String driverVersion() {
     return driverVersion;
   }
 
   /** The library file that was loaded. */
+  @Override
   public String libraryFile() {
     return nv.libraryFile();
   }
@@ -164,6 +191,7 @@ public final class Nvml implements AutoCloseable {
    * The size of one process entry the agent currently reads: 16 (drivers without {@code _v2}), 24,
    * or 32 (R535.43-535.86); 0 when the driver has no process API.
    */
+  @Override
   public synchronized int processEntrySize() {
     return processStride;
   }
@@ -175,13 +203,14 @@ public final class Nvml implements AutoCloseable {
    *
    * @throws IllegalStateException after {@link #close()}
    */
+  @Override
   public synchronized GpuSample sample() {
     if (closed) {
       throw new IllegalStateException("NVML session is closed");
     }
-    int rc = nv.invoke(Symbol.DEVICE_COUNT, scratch);
+    int rc = nv.deviceCount(intOut);
     if (rc == OK) {
-      int count = scratch.getInt(0);
+      int count = intOut.getValue();
       if (count != lastCount) {
         enumerate(count);
         lastCount = count;
@@ -207,7 +236,18 @@ public final class Nvml implements AutoCloseable {
       return;
     }
     closed = true;
-    int rc = nv.invoke(Symbol.SHUTDOWN);
+    waitLock.lock(); // a wait in progress ends within its timeout; the set is freed after it
+    try {
+      EventSet set = eventSet;
+      eventSet = null;
+      registered.clear();
+      if (set != null) {
+        nv.eventSetFree(set);
+      }
+    } finally {
+      waitLock.unlock();
+    }
+    int rc = nv.shutdown();
     if (rc != OK) {
       logger.fine(() -> "nvmlShutdown: " + NvmlReturn.describe(rc));
     }
@@ -218,7 +258,7 @@ public final class Nvml implements AutoCloseable {
   private void enumerate(int count) {
     List<DeviceState> found = new ArrayList<>(count);
     for (int i = 0; i < count; i++) {
-      int rc = nv.invoke(Symbol.HANDLE_BY_INDEX, i, scratch);
+      int rc = nv.handleByIndex(i, handleOut);
       if (rc == ERROR_NO_PERMISSION.code()) {
         // GetCount_v2 counts GPUs this process may not open (a cgroup-restricted container).
         int index = i;
@@ -235,7 +275,7 @@ public final class Nvml implements AutoCloseable {
         found.add(lost);
         continue;
       }
-      found.add(identify(scratch.getPointer(0), i, null, null));
+      found.add(identify(handleOut.handle(), i, null, null));
     }
     // A failed GPU keeps being reported even when the driver no longer lists it.
     for (DeviceState previous : gpus) {
@@ -248,7 +288,7 @@ public final class Nvml implements AutoCloseable {
   }
 
   /** Reads the UUID of a handle and returns the device's state, created on first sight. */
-  private DeviceState identify(Pointer handle, int index, DeviceState parent, Integer migIndex) {
+  private DeviceState identify(DeviceHandle handle, int index, DeviceState parent, Integer migIndex) {
     String uuid = readString(Symbol.UUID, handle, Layouts.UUID_BUFFER_SIZE);
     if (uuid == null) {
       int rc = lastStringReturn;
@@ -286,28 +326,38 @@ public final class Nvml implements AutoCloseable {
     return d;
   }
 
-  private String readBusId(Pointer handle) {
-    Memory pci = new Memory(Layouts.PCI_INFO_SIZE);
-    pci.clear();
-    if (nv.invoke(Symbol.PCI_INFO, handle, pci) != OK) {
+  private String readBusId(DeviceHandle handle) {
+    java.util.Arrays.fill(pciInfo.busIdLegacy, (byte) 0);
+    java.util.Arrays.fill(pciInfo.busId, (byte) 0);
+    if (nv.pciInfo(handle, pciInfo) != OK) {
       return null;
     }
-    String busId = pci.getString(Layouts.PCI_BUS_ID, StandardCharsets.US_ASCII.name());
-    if (busId.isEmpty() || busId.length() > Layouts.PCI_BUS_ID_LENGTH) {
+    String busId = cString(pciInfo.busId, pciInfo.busId.length, StandardCharsets.US_ASCII);
+    if (busId.isEmpty()) {
       // nvmlDeviceGetPciInfo (v1) fills only the 16-byte legacy form.
-      busId = pci.getString(Layouts.PCI_BUS_ID_LEGACY, StandardCharsets.US_ASCII.name());
+      busId = cString(pciInfo.busIdLegacy, pciInfo.busIdLegacy.length, StandardCharsets.US_ASCII);
     }
     return busId.isEmpty() ? null : busId;
   }
 
-  private String readString(Symbol symbol, Pointer handle, int size) {
-    int rc = nv.invoke(symbol, handle, scratch, size);
+  private String readString(Symbol symbol, DeviceHandle handle, int size) {
+    byte[] buffer = size == stringBuffer.length ? stringBuffer : new byte[size];
+    java.util.Arrays.fill(buffer, (byte) 0);
+    int rc = symbol == Symbol.UUID ? nv.uuid(handle, buffer) : nv.name(handle, buffer);
     lastStringReturn = rc;
     if (rc != OK) {
       return null;
     }
-    scratch.setByte(size - 1, (byte) 0);
-    return scratch.getString(0, StandardCharsets.UTF_8.name());
+    return cString(buffer, size - 1, StandardCharsets.UTF_8);
+  }
+
+  /** The NUL-terminated string at the start of a char buffer, reading at most {@code max} bytes. */
+  private static String cString(byte[] buffer, int max, java.nio.charset.Charset charset) {
+    int end = 0;
+    while (end < max && buffer[end] != 0) {
+      end++;
+    }
+    return new String(buffer, 0, end, charset);
   }
 
   // ---- sampling ----
@@ -333,6 +383,7 @@ public final class Nvml implements AutoCloseable {
     int processesBefore = processes.size();
     int utilizationsBefore = utilizations.size();
     try {
+      registerXid(gpu);
       DeviceReading r = new DeviceReading();
       readCommon(gpu, r);
       boolean mig = readMigMode(gpu);
@@ -407,50 +458,246 @@ public final class Nvml implements AutoCloseable {
     return false;
   }
 
-  private Integer readUnsigned(DeviceState d, Field field, Symbol symbol, Object... args) {
-    if (!d.supports(field)) {
-      return null;
-    }
-    int rc = nv.invoke(symbol, args);
-    return check(d, field, symbol, rc) ? scratch.getInt(0) : null;
+  /** A typed call with an {@code unsigned int *} out-parameter. */
+  @FunctionalInterface
+  private interface IntCall {
+    int call(IntByReference out);
   }
 
-  private Long readLong(DeviceState d, Field field, Symbol symbol, Object... args) {
+  /** A typed call with an {@code unsigned long long *} out-parameter. */
+  @FunctionalInterface
+  private interface LongCall {
+    int call(LongByReference out);
+  }
+
+  private Integer readUnsigned(DeviceState d, Field field, Symbol symbol, IntCall call) {
     if (!d.supports(field)) {
       return null;
     }
-    int rc = nv.invoke(symbol, args);
-    return check(d, field, symbol, rc) ? scratch.getLong(0) : null;
+    int rc = call.call(intOut);
+    return check(d, field, symbol, rc) ? intOut.getValue() : null;
+  }
+
+  private Long readLong(DeviceState d, Field field, Symbol symbol, LongCall call) {
+    if (!d.supports(field)) {
+      return null;
+    }
+    int rc = call.call(longOut);
+    return check(d, field, symbol, rc) ? longOut.getValue() : null;
   }
 
   /** Everything but MIG and processes; on a MIG instance most of it is unsupported after the first sample. */
   private void readCommon(DeviceState d, DeviceReading r) {
-    Pointer h = d.handle;
+    DeviceHandle h = d.handle;
     readMemory(d, r);
     if (d.supports(Field.UTILIZATION)) {
-      int rc = nv.invoke(Symbol.UTILIZATION_RATES, h, scratch);
+      int rc = nv.utilizationRates(h, utilizationRates);
       if (check(d, Field.UTILIZATION, Symbol.UTILIZATION_RATES, rc)) {
-        r.utilization = percent(scratch.getInt(Layouts.UTILIZATION_GPU));
-        r.memoryControllerUtilization = percent(scratch.getInt(Layouts.UTILIZATION_MEMORY));
+        r.utilization = percent(utilizationRates.gpu);
+        r.memoryControllerUtilization = percent(utilizationRates.memory);
       }
     }
-    Integer milliwatts = readUnsigned(d, Field.POWER, Symbol.POWER_USAGE, h, scratch);
+    Integer milliwatts = readUnsigned(d, Field.POWER, Symbol.POWER_USAGE, out -> nv.powerUsage(h, out));
     r.powerWatts = milliwatts == null ? null : Integer.toUnsignedLong(milliwatts) / 1000.0;
-    Long millijoules = readLong(d, Field.ENERGY, Symbol.TOTAL_ENERGY_CONSUMPTION, h, scratch);
+    Long millijoules =
+        readLong(d, Field.ENERGY, Symbol.TOTAL_ENERGY_CONSUMPTION, out -> nv.totalEnergyConsumption(h, out));
     r.energyJoules = millijoules == null ? null : millijoules / 1000.0;
     r.temperatureCelsius = readTemperature(d);
-    Integer fan = readUnsigned(d, Field.FAN, Symbol.FAN_SPEED, h, scratch);
+    Integer fan = readUnsigned(d, Field.FAN, Symbol.FAN_SPEED, out -> nv.fanSpeed(h, out));
     r.fanSpeedRatio = fan == null ? null : percent(fan);
-    r.graphicsClockMhz = readUnsigned(d, Field.CLOCK_GRAPHICS, Symbol.CLOCK_INFO, h, Layouts.CLOCK_GRAPHICS, scratch);
-    r.smClockMhz = readUnsigned(d, Field.CLOCK_SM, Symbol.CLOCK_INFO, h, Layouts.CLOCK_SM, scratch);
-    r.memoryClockMhz = readUnsigned(d, Field.CLOCK_MEMORY, Symbol.CLOCK_INFO, h, Layouts.CLOCK_MEM, scratch);
-    r.videoClockMhz = readUnsigned(d, Field.CLOCK_VIDEO, Symbol.CLOCK_INFO, h, Layouts.CLOCK_VIDEO, scratch);
-    r.throttleReasons = readLong(d, Field.THROTTLE, Symbol.CLOCK_EVENT_REASONS, h, scratch);
-    r.eccCorrectedErrors =
-        readLong(d, Field.ECC_CORRECTED, Symbol.TOTAL_ECC_ERRORS, h, Layouts.ECC_CORRECTED, Layouts.ECC_VOLATILE, scratch);
-    r.eccUncorrectedErrors =
-        readLong(d, Field.ECC_UNCORRECTED, Symbol.TOTAL_ECC_ERRORS, h, Layouts.ECC_UNCORRECTED, Layouts.ECC_VOLATILE, scratch);
+    r.graphicsClockMhz = readClock(d, Field.CLOCK_GRAPHICS, Layouts.CLOCK_GRAPHICS);
+    r.smClockMhz = readClock(d, Field.CLOCK_SM, Layouts.CLOCK_SM);
+    r.memoryClockMhz = readClock(d, Field.CLOCK_MEMORY, Layouts.CLOCK_MEM);
+    r.videoClockMhz = readClock(d, Field.CLOCK_VIDEO, Layouts.CLOCK_VIDEO);
+    r.throttleReasons = readLong(d, Field.THROTTLE, Symbol.CLOCK_EVENT_REASONS, out -> nv.clockEventReasons(h, out));
+    r.eccCorrectedErrors = readLong(d, Field.ECC_CORRECTED, Symbol.TOTAL_ECC_ERRORS,
+        out -> nv.totalEccErrors(h, Layouts.ECC_CORRECTED, Layouts.ECC_VOLATILE, out));
+    r.eccUncorrectedErrors = readLong(d, Field.ECC_UNCORRECTED, Symbol.TOTAL_ECC_ERRORS,
+        out -> nv.totalEccErrors(h, Layouts.ECC_UNCORRECTED, Layouts.ECC_VOLATILE, out));
     readPcie(d, r);
+    r.faults = readFaults(d);
+  }
+
+  // ---- faults ----
+
+  private static final Field[] NVLINK_COUNTERS = {
+    Field.NVLINK_REPLAY, Field.NVLINK_RECOVERY, Field.NVLINK_CRC_FLIT, Field.NVLINK_CRC_DATA
+  };
+
+  /** Memory retirement, PCIe replays and NVLink; each call probed once and skipped where unsupported. */
+  private GpuFaults readFaults(DeviceState d) {
+    DeviceHandle h = d.handle;
+    Long remapCorrectable = null;
+    Long remapUncorrectable = null;
+    Boolean remapPending = null;
+    Boolean remapFailed = null;
+    if (d.supports(Field.REMAPPED_ROWS)) {
+      IntByReference unc = new IntByReference();
+      IntByReference pending = new IntByReference();
+      IntByReference failed = new IntByReference();
+      int rc = nv.remappedRows(h, intOut, unc, pending, failed);
+      if (check(d, Field.REMAPPED_ROWS, Symbol.REMAPPED_ROWS, rc)) {
+        remapCorrectable = Integer.toUnsignedLong(intOut.getValue());
+        remapUncorrectable = Integer.toUnsignedLong(unc.getValue());
+        remapPending = pending.getValue() != 0;
+        remapFailed = failed.getValue() != 0;
+      }
+    }
+    Long retiredSingle = null;
+    Long retiredDouble = null;
+    Boolean retiredPending = null;
+    if (d.supports(Field.RETIRED_PAGES)) {
+      retiredSingle = retiredPages(d, Layouts.RETIREMENT_CAUSE_SINGLE_BIT);
+      retiredDouble = retiredSingle == null ? null : retiredPages(d, Layouts.RETIREMENT_CAUSE_DOUBLE_BIT);
+      if (retiredDouble == null) {
+        retiredSingle = null;
+      }
+    }
+    Integer pending = readUnsigned(d, Field.RETIRED_PAGES_PENDING, Symbol.RETIRED_PAGES_PENDING,
+        out -> nv.retiredPagesPending(h, out));
+    if (pending != null) {
+      retiredPending = pending != 0;
+    }
+    Integer replays = readUnsigned(d, Field.PCIE_REPLAY, Symbol.PCIE_REPLAY_COUNTER, out -> nv.pcieReplayCounter(h, out));
+    return new GpuFaults(
+        remapCorrectable, remapUncorrectable, remapPending, remapFailed, retiredSingle, retiredDouble,
+        retiredPending, replays == null ? null : Integer.toUnsignedLong(replays), readNvLinks(d));
+  }
+
+  /** The count of retired pages for a cause: INSUFFICIENT_SIZE with the count, or SUCCESS with 0. */
+  private Long retiredPages(DeviceState d, int cause) {
+    int rc = nv.retiredPageCount(d.handle, cause, intOut);
+    if (rc == ERROR_INSUFFICIENT_SIZE.code()) {
+      rc = OK;
+    }
+    return check(d, Field.RETIRED_PAGES, Symbol.RETIRED_PAGES, rc) ? Integer.toUnsignedLong(intOut.getValue()) : null;
+  }
+
+  /**
+   * The links of a GPU: probed once up to {@link Layouts#NVLINK_MAX_LINKS} (the first link the
+   * driver refuses ends the list: NVML_NVLINK_MAX_LINKS differs between headers), then read by
+   * number.
+   */
+  private List<GpuFaults.NvLink> readNvLinks(DeviceState d) {
+    if (!d.supports(Field.NVLINK) || d.nvlinkCount == 0) {
+      return List.of();
+    }
+    int max = d.nvlinkCount < 0 ? Layouts.NVLINK_MAX_LINKS : d.nvlinkCount;
+    List<GpuFaults.NvLink> links = new ArrayList<>();
+    for (int link = 0; link < max; link++) {
+      int rc = nv.nvLinkState(d.handle, link, intOut);
+      if (d.nvlinkCount < 0 && rc != OK) {
+        if (link == 0) {
+          check(d, Field.NVLINK, Symbol.NVLINK_STATE, rc);   // NOT_SUPPORTED: a GPU without NVLink
+          if (d.supports(Field.NVLINK)) {
+            return List.of(); // another error: probe again next time
+          }
+        }
+        break; // INVALID_ARGUMENT past the last link
+      }
+      if (!check(d, Field.NVLINK, Symbol.NVLINK_STATE, rc)) {
+        return List.of();
+      }
+      boolean active = intOut.getValue() == 1;
+      Long[] counters = new Long[NVLINK_COUNTERS.length];
+      for (int c = 0; c < NVLINK_COUNTERS.length; c++) {
+        if (!active || !d.supports(NVLINK_COUNTERS[c])) {
+          continue;
+        }
+        int counter = c;
+        int finalLink = link;
+        counters[c] = readLong(d, NVLINK_COUNTERS[c], Symbol.NVLINK_ERROR_COUNTER,
+            out -> nv.nvLinkErrorCounter(d.handle, finalLink, counter, out));
+      }
+      links.add(new GpuFaults.NvLink(link, active, counters[0], counters[1], counters[2], counters[3]));
+    }
+    if (d.nvlinkCount < 0) {
+      d.nvlinkCount = links.size();
+      logger.fine(() -> d.label() + ": " + links.size() + " NVLink link(s)");
+    }
+    return links;
+  }
+
+  // ---- Xid events ----
+
+  /** Registers a GPU for Xid critical errors once, creating the session's event set on first need. */
+  private void registerXid(DeviceState gpu) {
+    if (gpu.xidRegistered || !gpu.supports(Field.XID_EVENTS) || eventSetUnavailable) {
+      return;
+    }
+    EventSet set = eventSet;
+    if (set == null) {
+      EventSet.Out out = new EventSet.Out();
+      int rc = nv.eventSetCreate(out);
+      if (rc != OK || out.set() == null) {
+        eventSetUnavailable = true;
+        logger.warning("NVML: no event set (" + NvmlReturn.describe(rc) + "); Xid events are not reported");
+        return;
+      }
+      set = out.set();
+      eventSet = set;
+    }
+    int rc = nv.registerEvents(gpu.handle, Layouts.EVENT_TYPE_XID_CRITICAL_ERROR, set);
+    if (check(gpu, Field.XID_EVENTS, Symbol.REGISTER_EVENTS, rc)) {
+      gpu.xidRegistered = true;
+      registered.put(gpu.handle, gpu);
+    }
+  }
+
+  /**
+   * Waits up to {@code timeoutMillis} for the next Xid critical error of a registered GPU. Runs on
+   * its own thread, concurrently with {@link #sample()} (NVML is thread-safe; this call has its own
+   * out-parameter); {@link #close()} waits for a wait in progress to end. Without an event set
+   * (before the first sample, or a driver without events) it sleeps the timeout and returns null.
+   *
+   * @return the event, or null when none came within the timeout
+   * @throws InterruptedException when the waiting thread is interrupted while sleeping
+   */
+  @Override
+  public XidEvent waitForXid(int timeoutMillis) throws InterruptedException {
+    waitLock.lock();
+    int rc;
+    DeviceState device;
+    long xid;
+    int gi;
+    int ci;
+    try {
+      EventSet set = eventSet;
+      if (set == null || closed) {
+        rc = -1;
+        device = null;
+        xid = gi = ci = 0;
+      } else {
+        eventData.device = null;
+        eventData.eventType = eventData.eventData = 0;
+        eventData.gpuInstanceId = eventData.computeInstanceId = Layouts.NO_INSTANCE;
+        rc = nv.eventSetWait(set, eventData, timeoutMillis);
+        DeviceHandle handle = eventData.deviceHandle();
+        device = handle == null ? null : registered.get(handle);
+        xid = eventData.eventData;
+        gi = eventData.gpuInstanceId;
+        ci = eventData.computeInstanceId;
+        if (rc == OK && (eventData.eventType & Layouts.EVENT_TYPE_XID_CRITICAL_ERROR) != 0 && device != null) {
+          return new XidEvent(device.uuid, device.index, xid,
+              gi == Layouts.NO_INSTANCE ? null : gi, ci == Layouts.NO_INSTANCE ? null : ci);
+        }
+      }
+    } finally {
+      waitLock.unlock();
+    }
+    if (rc == ERROR_TIMEOUT.code() || rc == OK) {
+      return null; // nothing, or an event of another type or device
+    }
+    if (rc != -1 && waitErrorsLogged.add(rc)) {
+      logger.warning("nvmlEventSetWait failed: " + NvmlReturn.describe(rc) + "; retrying every "
+          + timeoutMillis + " ms");
+    }
+    Thread.sleep(timeoutMillis); // no busy loop on an error or without a set
+    return null;
+  }
+
+  private Integer readClock(DeviceState d, Field field, int clockType) {
+    return readUnsigned(d, field, Symbol.CLOCK_INFO, out -> nv.clockInfo(d.handle, clockType, out));
   }
 
   private static Double percent(int value) {
@@ -458,16 +705,15 @@ public final class Nvml implements AutoCloseable {
   }
 
   private void readMemory(DeviceState d, DeviceReading r) {
-    Pointer h = d.handle;
+    DeviceHandle h = d.handle;
     if (d.supports(Field.MEMORY_V2)) {
-      scratch.clear(Layouts.MEMORY_V2_SIZE);
-      scratch.setInt(0, Layouts.MEMORY_V2_VERSION);
-      int rc = nv.invoke(Symbol.MEMORY_INFO_V2, h, scratch);
+      memoryV2.total = memoryV2.reserved = memoryV2.free = memoryV2.used = 0;
+      int rc = nv.memoryInfoV2(h, memoryV2);
       if (rc == ERROR_ARGUMENT_VERSION_MISMATCH.code()) {
         d.unsupported.add(Field.MEMORY_V2);
       } else if (check(d, Field.MEMORY_V2, Symbol.MEMORY_INFO_V2, rc)) {
-        r.memoryTotalBytes = scratch.getLong(Layouts.MEMORY_V2_TOTAL);
-        r.memoryUsedBytes = scratch.getLong(Layouts.MEMORY_V2_USED);
+        r.memoryTotalBytes = memoryV2.total;
+        r.memoryUsedBytes = memoryV2.used;
         return;
       }
       if (d.supports(Field.MEMORY_V2)) {
@@ -475,73 +721,75 @@ public final class Nvml implements AutoCloseable {
       }
     }
     if (d.supports(Field.MEMORY)) {
-      int rc = nv.invoke(Symbol.MEMORY_INFO, h, scratch);
+      int rc = nv.memoryInfo(h, memoryV1);
       if (check(d, Field.MEMORY, Symbol.MEMORY_INFO, rc)) {
-        r.memoryTotalBytes = scratch.getLong(Layouts.MEMORY_TOTAL);
-        r.memoryUsedBytes = scratch.getLong(Layouts.MEMORY_USED);
+        r.memoryTotalBytes = memoryV1.total;
+        r.memoryUsedBytes = memoryV1.used;
       }
     }
   }
 
   private Integer readTemperature(DeviceState d) {
     if (d.supports(Field.TEMPERATURE_V)) {
-      scratch.setInt(0, Layouts.TEMPERATURE_V1_VERSION);
-      scratch.setInt(Layouts.TEMPERATURE_SENSOR, Layouts.TEMPERATURE_GPU);
-      scratch.setInt(Layouts.TEMPERATURE_VALUE, 0);
-      int rc = nv.invoke(Symbol.TEMPERATURE_V, d.handle, scratch);
+      int rc = nv.temperatureV(d.handle, Layouts.TEMPERATURE_GPU, temperatureV);
       if (rc == ERROR_ARGUMENT_VERSION_MISMATCH.code()) {
         d.unsupported.add(Field.TEMPERATURE_V);
       } else if (check(d, Field.TEMPERATURE_V, Symbol.TEMPERATURE_V, rc)) {
-        return scratch.getInt(Layouts.TEMPERATURE_VALUE);
+        return temperatureV.temperature;
       } else if (d.supports(Field.TEMPERATURE_V)) {
         return null;
       }
     }
-    return readUnsigned(d, Field.TEMPERATURE, Symbol.TEMPERATURE, d.handle, Layouts.TEMPERATURE_GPU, scratch);
+    return readUnsigned(
+        d, Field.TEMPERATURE, Symbol.TEMPERATURE, out -> nv.temperature(d.handle, Layouts.TEMPERATURE_GPU, out));
   }
 
   private void readPcie(DeviceState d, DeviceReading r) {
     if (!d.supports(Field.PCIE)) {
       return;
     }
-    fieldValues.clear();
-    fieldValues.setInt(Layouts.FIELD_VALUE_ID, Layouts.FI_PCIE_COUNT_TX_BYTES);
-    fieldValues.setInt(Layouts.FIELD_VALUE_SIZE + Layouts.FIELD_VALUE_ID, Layouts.FI_PCIE_COUNT_RX_BYTES);
-    int rc = nv.invoke(Symbol.FIELD_VALUES, d.handle, 2, fieldValues);
+    for (NvmlStructs.FieldValue f : pcieFields) {
+      f.scopeId = 0;
+      f.timestamp = f.latencyUsec = f.value = 0;
+      f.valueType = f.nvmlReturn = 0;
+    }
+    pcieFields[0].fieldId = Layouts.FI_PCIE_COUNT_TX_BYTES;
+    pcieFields[1].fieldId = Layouts.FI_PCIE_COUNT_RX_BYTES;
+    int rc = nv.fieldValues(d.handle, pcieFields);
     if (!check(d, Field.PCIE, Symbol.FIELD_VALUES, rc)) {
       return;
     }
-    r.pcieTransmitBytes = fieldValue(0);
-    r.pcieReceiveBytes = fieldValue(Layouts.FIELD_VALUE_SIZE);
+    r.pcieTransmitBytes = fieldValue(pcieFields[0]);
+    r.pcieReceiveBytes = fieldValue(pcieFields[1]);
     if (r.pcieTransmitBytes == null && r.pcieReceiveBytes == null) {
-      int tx = fieldValues.getInt(Layouts.FIELD_VALUE_RETURN);
-      if (tx == ERROR_NOT_SUPPORTED.code()) {
+      if (pcieFields[0].nvmlReturn == ERROR_NOT_SUPPORTED.code()) {
         d.unsupported.add(Field.PCIE);
       }
     }
   }
 
   /** Decodes one nvmlFieldValue_t by its value type; null when its own return code is an error. */
-  private Long fieldValue(int offset) {
-    if (fieldValues.getInt(offset + Layouts.FIELD_VALUE_RETURN) != OK) {
+  static Long fieldValue(NvmlStructs.FieldValue f) {
+    if (f.nvmlReturn != OK) {
       return null;
     }
-    long at = offset + Layouts.FIELD_VALUE_VALUE;
-    switch (fieldValues.getInt(offset + Layouts.FIELD_VALUE_TYPE)) {
+    // The 8-byte union as a long (little-endian): the low bytes hold the narrower members.
+    long raw = f.value;
+    switch (f.valueType) {
       case Layouts.VALUE_TYPE_DOUBLE:
-        return (long) fieldValues.getDouble(at);
+        return (long) Double.longBitsToDouble(raw);
       case Layouts.VALUE_TYPE_UINT:
-        return Integer.toUnsignedLong(fieldValues.getInt(at));
+        return raw & 0xFFFF_FFFFL;
       case Layouts.VALUE_TYPE_ULONG:
         // unsigned long is 4 bytes on Windows (LLP64), 8 on Linux.
-        return Platform.isWindows() ? Integer.toUnsignedLong(fieldValues.getInt(at)) : fieldValues.getLong(at);
+        return Platform.isWindows() ? raw & 0xFFFF_FFFFL : raw;
       case Layouts.VALUE_TYPE_ULONGLONG:
       case Layouts.VALUE_TYPE_SLONGLONG:
-        return fieldValues.getLong(at);
+        return raw;
       case Layouts.VALUE_TYPE_SINT:
-        return (long) fieldValues.getInt(at);
+        return (long) (int) raw;
       case Layouts.VALUE_TYPE_USHORT:
-        return (long) (fieldValues.getShort(at) & 0xFFFF);
+        return raw & 0xFFFFL;
       default:
         return null;
     }
@@ -553,28 +801,28 @@ public final class Nvml implements AutoCloseable {
     if (!gpu.supports(Field.MIG_MODE)) {
       return false;
     }
-    int rc = nv.invoke(Symbol.MIG_MODE, gpu.handle, scratch, scratch.share(4));
-    return check(gpu, Field.MIG_MODE, Symbol.MIG_MODE, rc) && scratch.getInt(0) == 1;
+    int rc = nv.migMode(gpu.handle, intOut, intOut2);
+    return check(gpu, Field.MIG_MODE, Symbol.MIG_MODE, rc) && intOut.getValue() == 1;
   }
 
   /** Lists the MIG instances of a GPU again on every sample: they can be reconfigured at run time. */
   private void enumerateMig(DeviceState gpu) {
-    int rc = nv.invoke(Symbol.MAX_MIG_DEVICE_COUNT, gpu.handle, scratch);
+    int rc = nv.maxMigDeviceCount(gpu.handle, intOut);
     if (!check(gpu, Field.MIG_MODE, Symbol.MAX_MIG_DEVICE_COUNT, rc)) {
       gpu.migChildren = List.of();
       return;
     }
-    int max = Math.min(scratch.getInt(0), MAX_MIG_DEVICES);
+    int max = Math.min(intOut.getValue(), MAX_MIG_DEVICES);
     List<DeviceState> children = new ArrayList<>();
     for (int i = 0; i < max; i++) {
-      int handleRc = nv.invoke(Symbol.MIG_DEVICE_HANDLE_BY_INDEX, gpu.handle, i, scratch);
+      int handleRc = nv.migDeviceHandleByIndex(gpu.handle, i, handleOut);
       if (handleRc == ERROR_NOT_FOUND.code()) {
         continue; // an empty slot
       }
       if (!check(gpu, Field.MIG_MODE, Symbol.MIG_DEVICE_HANDLE_BY_INDEX, handleRc)) {
         continue;
       }
-      children.add(identify(scratch.getPointer(0), gpu.index, gpu, i));
+      children.add(identify(handleOut.handle(), gpu.index, gpu, i));
     }
     gpu.migChildren = List.copyOf(children);
   }
@@ -611,19 +859,19 @@ public final class Nvml implements AutoCloseable {
     if (processStride == 0 || !d.supports(Field.PROCESSES)) {
       return;
     }
-    scratch.setInt(0, processCapacity);
-    int rc = nv.invoke(Symbol.COMPUTE_RUNNING_PROCESSES, d.handle, scratch, processBuffer);
+    intOut.setValue(processCapacity);
+    int rc = nv.computeRunningProcesses(d.handle, intOut, processBuffer);
     if (rc == ERROR_INSUFFICIENT_SIZE.code()) {
-      int needed = scratch.getInt(0);
+      int needed = intOut.getValue();
       // Slack, because processes come and go between the two calls (nvitop does the same).
       allocateProcessBuffer(Math.min(MAX_PROCESSES, Math.max(needed, 1) * 2 + 5));
-      scratch.setInt(0, processCapacity);
-      rc = nv.invoke(Symbol.COMPUTE_RUNNING_PROCESSES, d.handle, scratch, processBuffer);
+      intOut.setValue(processCapacity);
+      rc = nv.computeRunningProcesses(d.handle, intOut, processBuffer);
     }
     if (!check(d, Field.PROCESSES, Symbol.COMPUTE_RUNNING_PROCESSES, rc)) {
       return;
     }
-    int count = Math.min(scratch.getInt(0), processCapacity);
+    int count = Math.min(intOut.getValue(), processCapacity);
     if (count <= 0) {
       return;
     }
@@ -679,12 +927,12 @@ public final class Nvml implements AutoCloseable {
     if (!d.supports(Field.PROCESS_UTILIZATION) || processes.size() == from) {
       return;
     }
-    scratch.setInt(0, sampleCapacity);
-    int rc = nv.invoke(Symbol.PROCESS_UTILIZATION, d.handle, sampleBuffer, scratch, d.lastSeenTimestamp);
+    intOut.setValue(sampleCapacity);
+    int rc = nv.processUtilization(d.handle, sampleBuffer, intOut, d.lastSeenTimestamp);
     if (rc == ERROR_INSUFFICIENT_SIZE.code()) {
-      allocateSampleBuffer(Math.min(MAX_PROCESSES, Math.max(scratch.getInt(0), 1) * 2 + 5));
-      scratch.setInt(0, sampleCapacity);
-      rc = nv.invoke(Symbol.PROCESS_UTILIZATION, d.handle, sampleBuffer, scratch, d.lastSeenTimestamp);
+      allocateSampleBuffer(Math.min(MAX_PROCESSES, Math.max(intOut.getValue(), 1) * 2 + 5));
+      intOut.setValue(sampleCapacity);
+      rc = nv.processUtilization(d.handle, sampleBuffer, intOut, d.lastSeenTimestamp);
     }
     Map<Long, long[]> latest = new HashMap<>();
     if (rc == ERROR_NOT_FOUND.code()) {
@@ -692,7 +940,7 @@ public final class Nvml implements AutoCloseable {
     } else if (!check(d, Field.PROCESS_UTILIZATION, Symbol.PROCESS_UTILIZATION, rc)) {
       return;
     } else {
-      int count = Math.min(scratch.getInt(0), sampleCapacity);
+      int count = Math.min(intOut.getValue(), sampleCapacity);
       for (int i = 0; i < count; i++) {
         long at = (long) i * Layouts.PROCESS_SAMPLE_SIZE;
         long pid = Integer.toUnsignedLong(sampleBuffer.getInt(at + Layouts.PROCESS_SAMPLE_PID));
@@ -718,12 +966,12 @@ public final class Nvml implements AutoCloseable {
   // ---- system ----
 
   private String readDriverVersion() {
-    int rc = nv.invoke(Symbol.SYSTEM_DRIVER_VERSION, scratch, Layouts.DRIVER_VERSION_BUFFER_SIZE);
+    byte[] version = new byte[Layouts.DRIVER_VERSION_BUFFER_SIZE];
+    int rc = nv.systemDriverVersion(version);
     if (rc != OK) {
       return null;
     }
-    scratch.setByte(Layouts.DRIVER_VERSION_BUFFER_SIZE - 1, (byte) 0);
-    return scratch.getString(0, StandardCharsets.US_ASCII.name());
+    return cString(version, version.length - 1, StandardCharsets.US_ASCII);
   }
 
   private static long readPidMax() {

@@ -20,11 +20,16 @@ final class NvmlMetrics implements AutoCloseable {
   /** One process data point. */
   record ProcessView(Attributes attributes, long usedMemoryBytes, Double utilization) {}
 
+  /** One Xid counter data point: a GPU and code with its count since the agent started. */
+  record XidView(Attributes attributes, long count) {}
+
   /** The part of the receiver's snapshot the instruments read. */
   interface Source {
     List<DeviceView> devices();
 
     List<ProcessView> processes();
+
+    List<XidView> xids();
   }
 
   private final BatchCallback callback;
@@ -78,6 +83,34 @@ final class NvmlMetrics implements AutoCloseable {
     ObservableDoubleMeasurement processUtilization =
         meter.gaugeBuilder("gputop.gpu.process.utilization").setUnit("1")
             .setDescription("Fraction of the GPU's SMs a process used in the driver's latest sample.").buildObserver();
+
+    ObservableLongMeasurement xid =
+        meter.counterBuilder("gputop.gpu.xid").setUnit("{error}")
+            .setDescription("Xid critical error events by xid code since the agent started.").buildObserver();
+    ObservableLongMeasurement remappedRows =
+        meter.upDownCounterBuilder("gputop.gpu.memory.remapped_rows").setUnit("{row}")
+            .setDescription("Rows remapped after corrected or uncorrected memory errors (InfoROM entries).").buildObserver();
+    ObservableLongMeasurement remapPending =
+        meter.gaugeBuilder("gputop.gpu.memory.remap_pending").ofLongs().setUnit("1")
+            .setDescription("1 while a row remap waits for a GPU reset to take effect.").buildObserver();
+    ObservableLongMeasurement remapFailed =
+        meter.gaugeBuilder("gputop.gpu.memory.remap_failed").ofLongs().setUnit("1")
+            .setDescription("1 when a row remap failed.").buildObserver();
+    ObservableLongMeasurement retiredPages =
+        meter.upDownCounterBuilder("gputop.gpu.memory.retired_pages").setUnit("{page}")
+            .setDescription("Pages retired after multiple single-bit or a double-bit ECC error.").buildObserver();
+    ObservableLongMeasurement retiredPending =
+        meter.gaugeBuilder("gputop.gpu.memory.retired_pages_pending").ofLongs().setUnit("1")
+            .setDescription("1 while a page retirement waits for the next driver reload.").buildObserver();
+    ObservableLongMeasurement pcieReplays =
+        meter.counterBuilder("gputop.gpu.pcie.replays").setUnit("{replay}")
+            .setDescription("PCIe replays (link-level retransmissions) since the driver was loaded.").buildObserver();
+    ObservableLongMeasurement nvlinkState =
+        meter.gaugeBuilder("gputop.gpu.nvlink.state").ofLongs().setUnit("1")
+            .setDescription("1 while the NVLink link is active, 0 when it is down.").buildObserver();
+    ObservableLongMeasurement nvlinkErrors =
+        meter.counterBuilder("gputop.gpu.nvlink.errors").setUnit("{error}")
+            .setDescription("NVLink data-link errors by error.type (replay, recovery, crc_flit, crc_data).").buildObserver();
 
     callback =
         meter.batchCallback(
@@ -140,6 +173,11 @@ final class NvmlMetrics implements AutoCloseable {
                 if (d.fanSpeedRatio() != null) {
                   fan.record(d.fanSpeedRatio(), a.base);
                 }
+                recordFaults(d.faults(), a, remappedRows, remapPending, remapFailed, retiredPages,
+                    retiredPending, pcieReplays, nvlinkState, nvlinkErrors);
+              }
+              for (XidView x : s.xids()) {
+                xid.record(x.count(), x.attributes());
               }
               for (ProcessView p : s.processes()) {
                 if (p.usedMemoryBytes() >= 0) {
@@ -152,7 +190,41 @@ final class NvmlMetrics implements AutoCloseable {
             },
             utilization, memoryUsage, memoryLimit, memoryUtilization, io, power, energy, errors,
             status, temperature, clock, throttle, memoryController, fan, processMemory,
-            processUtilization);
+            processUtilization, xid, remappedRows, remapPending, remapFailed, retiredPages,
+            retiredPending, pcieReplays, nvlinkState, nvlinkErrors);
+  }
+
+  private static void recordFaults(
+      GpuFaults f, DeviceAttributes a, ObservableLongMeasurement remappedRows,
+      ObservableLongMeasurement remapPending, ObservableLongMeasurement remapFailed,
+      ObservableLongMeasurement retiredPages, ObservableLongMeasurement retiredPending,
+      ObservableLongMeasurement pcieReplays, ObservableLongMeasurement nvlinkState,
+      ObservableLongMeasurement nvlinkErrors) {
+    if (f.remappedRowsCorrectable() != null) {
+      remappedRows.record(f.remappedRowsCorrectable(), a.errorsCorrected);
+      remappedRows.record(f.remappedRowsUncorrectable(), a.errorsUncorrected);
+      remapPending.record(f.remapPending() ? 1 : 0, a.base);
+      remapFailed.record(f.remapFailed() ? 1 : 0, a.base);
+    }
+    if (f.retiredPagesSingleBit() != null) {
+      retiredPages.record(f.retiredPagesSingleBit(), a.retiredSingleBit);
+      retiredPages.record(f.retiredPagesDoubleBit(), a.retiredDoubleBit);
+    }
+    if (f.retiredPagesPending() != null) {
+      retiredPending.record(f.retiredPagesPending() ? 1 : 0, a.base);
+    }
+    if (f.pcieReplays() != null) {
+      pcieReplays.record(f.pcieReplays(), a.base);
+    }
+    for (GpuFaults.NvLink l : f.nvlinks()) {
+      nvlinkState.record(l.active() ? 1 : 0, a.nvlink(l.link()));
+      Long[] counters = {l.replayErrors(), l.recoveryErrors(), l.crcFlitErrors(), l.crcDataErrors()};
+      for (int c = 0; c < counters.length; c++) {
+        if (counters[c] != null) {
+          nvlinkErrors.record(counters[c], a.nvlinkError(l.link(), c));
+        }
+      }
+    }
   }
 
   private static void recordClock(ObservableLongMeasurement clock, Integer mhz, Attributes a) {

@@ -4,6 +4,7 @@ import dev.gputop.config.Clock;
 import dev.gputop.config.HealthStatus;
 import dev.gputop.config.Receiver;
 import dev.gputop.config.ReceiverContext;
+import dev.gputop.config.logging.FailureLog;
 import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.api.common.AttributesBuilder;
 import java.util.ArrayList;
@@ -13,7 +14,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
@@ -49,28 +49,43 @@ public final class NvmlReceiver implements Receiver, GpuProcessSource {
       List<GpuAlert> alerts,
       HealthStatus health,
       List<NvmlMetrics.DeviceView> devices,
-      List<NvmlMetrics.ProcessView> processes)
+      List<NvmlMetrics.ProcessView> processes,
+      List<NvmlMetrics.XidView> xids)
       implements NvmlMetrics.Source {
 
     static Snapshot unavailable(String reason) {
       return new Snapshot(
           false, reason, GpuSample.empty(null), List.of(), List.of(),
-          HealthStatus.unavailable(reason), List.of(), List.of());
+          HealthStatus.unavailable(reason), List.of(), List.of(), List.of());
     }
   }
+
+  /** How long a critical Xid keeps the {@code gpu_xid} alert active. */
+  static final long XID_ALERT_NANOS = TimeUnit.MINUTES.toNanos(10);
 
   private final ReceiverContext context;
   private final String library;
   private final Clock clock;
   private final ProcessNames names;
+  private final GpuLibrary.Opener opener;
   private final AtomicReference<Snapshot> snapshot;
   private final NvmlMetrics metrics;
   private final Map<String, DeviceAttributes> attributes = new HashMap<>();
-  private Nvml nvml;
+  private GpuLibrary nvml;
   private boolean openAttempted;
   private long lastOpenAttempt;
+  /**
+   * The reason last logged for NVML being unavailable. Unavailability is a state of the host (no
+   * driver, no GPU), not a failure that recovers: it is logged once per distinct reason, with no
+   * reminders, so a CPU-only node says it once.
+   */
   private String loggedReason;
+  /** Sample failures (a binding error while NVML is open): throttled, with a recovery line. */
+  private final FailureLog sampleFailures;
   private boolean closed;
+  private final XidLog xids = new XidLog();
+  private Thread eventThread;
+  private volatile boolean stopEvents;
 
   /** Creates the receiver, registers instruments and publishes {@link GpuProcessSource}; NVML opens at the first refresh. */
   public static NvmlReceiver create(ReceiverContext context) {
@@ -78,10 +93,17 @@ public final class NvmlReceiver implements Receiver, GpuProcessSource {
   }
 
   NvmlReceiver(ReceiverContext context, ProcessNames names) {
+    this(context, names, Nvml::open);
+  }
+
+  /** A receiver over any {@link GpuLibrary}: {@link Nvml} in production, a Java fake in unit tests. */
+  NvmlReceiver(ReceiverContext context, ProcessNames names, GpuLibrary.Opener opener) {
     this.context = context;
+    this.opener = opener;
     this.library = context.config().nvml().library();
     this.clock = context.clock();
     this.names = names;
+    this.sampleFailures = FailureLog.create(logger, clock);
     this.snapshot = new AtomicReference<>(Snapshot.unavailable("NVML not sampled yet"));
     this.metrics = new NvmlMetrics(context.openTelemetry().getMeter("dev.gputop.nvml"), snapshot::get);
     context.publish(GpuProcessSource.class, this);
@@ -107,14 +129,15 @@ public final class NvmlReceiver implements Receiver, GpuProcessSource {
     }
     try {
       publish(nvml.sample());
+      sampleFailures.success(NAME, "NVML sample");
     } catch (RuntimeException e) {
       // Not expected from the binding; never let it stop the agent's scheduler.
-      logger.log(Level.WARNING, "NVML sample failed", e);
+      sampleFailures.failure(NAME, "NVML sample", e);
       Snapshot previous = snapshot.get();
       snapshot.set(
           new Snapshot(true, null, previous.sample(), previous.entries(), previous.alerts(),
               HealthStatus.unhealthy(List.of("NVML sample failed: " + e)), previous.devices(),
-              previous.processes()));
+              previous.processes(), previous.xids()));
     }
   }
 
@@ -122,13 +145,63 @@ public final class NvmlReceiver implements Receiver, GpuProcessSource {
     openAttempted = true;
     lastOpenAttempt = clock.nanoTime();
     try {
-      nvml = Nvml.open(library);
+      nvml = opener.open(library);
       loggedReason = null;
+      startEvents(nvml);
       logger.info(
           "NVML: driver " + nvml.driverVersion() + ", library " + nvml.libraryFile()
               + ", process entries of " + nvml.processEntrySize() + " bytes");
     } catch (NvmlUnavailableException e) {
       unavailable(e.getMessage());
+    }
+  }
+
+  /**
+   * Starts the daemon thread that waits for Xid events ({@link GpuLibrary#waitForXid}, 1 s at a
+   * time), so a wait never blocks sampling and close() is prompt.
+   */
+  private void startEvents(GpuLibrary library) {
+    stopEvents = false;
+    FailureLog waitFailures = FailureLog.create(logger, clock);
+    Thread t = new Thread(() -> {
+      while (!stopEvents) {
+        try {
+          XidEvent e = library.waitForXid(dev.gputop.nvml.jna.Layouts.EVENT_WAIT_MILLIS);
+          waitFailures.success(NAME, "waiting for NVML events");
+          if (e != null && e.gpuUuid() != null) {
+            xids.record(e, clock.epochNanos());
+            logger.warning("GPU " + e.index() + " (" + e.gpuUuid() + "): Xid " + e.xid()
+                + (XidCodes.isCritical(e.xid()) ? " (" + XidCodes.describe(e.xid()) + ")" : ""));
+          }
+        } catch (InterruptedException ie) {
+          return;
+        } catch (RuntimeException ex) {
+          waitFailures.failure(NAME, "waiting for NVML events", ex);
+          try {
+            Thread.sleep(dev.gputop.nvml.jna.Layouts.EVENT_WAIT_MILLIS);
+          } catch (InterruptedException ie) {
+            return;
+          }
+        }
+      }
+    }, "gputop-nvml-events");
+    t.setDaemon(true);
+    t.start();
+    eventThread = t;
+  }
+
+  private void stopEvents() {
+    Thread t = eventThread;
+    eventThread = null;
+    if (t == null) {
+      return;
+    }
+    stopEvents = true;
+    t.interrupt();
+    try {
+      t.join(TimeUnit.SECONDS.toMillis(5));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 
@@ -147,7 +220,8 @@ public final class NvmlReceiver implements Receiver, GpuProcessSource {
     }
     loggedReason = null;
     ProcessOwnerLookup owners = context.lookup(ProcessOwnerLookup.class);
-    List<GpuEntry> entries = GpuEntries.of(sample, owners, names);
+    java.util.Map<String, XidLog.Gpu> received = xids.snapshot();
+    List<GpuEntry> entries = GpuEntries.of(sample, owners, names, received);
 
     List<NvmlMetrics.DeviceView> devices = new ArrayList<>(sample.devices().size());
     List<GpuAlert> alerts = new ArrayList<>();
@@ -172,6 +246,39 @@ public final class NvmlReceiver implements Receiver, GpuProcessSource {
     attributes.clear();
     attributes.putAll(seen);
 
+    List<NvmlMetrics.XidView> xidViews = new ArrayList<>();
+    long now = clock.epochNanos();
+    for (NvmlMetrics.DeviceView view : devices) {
+      GpuDevice d = view.device();
+      if (d.isMig() || d.uuid() == null) {
+        continue; // events are registered per GPU
+      }
+      XidLog.Gpu x = received.get(d.uuid());
+      java.util.Map<Long, Long> counts = new java.util.TreeMap<>();
+      // The critical codes start at 0 so that increase() in PromQL sees their first event.
+      XidCodes.CRITICAL_CODES.forEach(code -> counts.put(code, 0L));
+      if (x != null) {
+        counts.putAll(x.counts());
+        List<String> recent = new ArrayList<>();
+        for (XidLog.Entry e : x.recent()) {
+          long code = e.event().xid();
+          if (XidCodes.isCritical(code) && now - e.epochNanos() <= XID_ALERT_NANOS
+              && !recent.contains(Long.toString(code))) {
+            recent.add(Long.toString(code));
+          }
+        }
+        if (!recent.isEmpty()) {
+          StringBuilder m = new StringBuilder("GPU " + d.index() + " (" + d.uuid() + ") reported ");
+          for (int i = 0; i < recent.size(); i++) {
+            long code = Long.parseLong(recent.get(i));
+            m.append(i == 0 ? "" : ", ").append("Xid ").append(code).append(" (").append(XidCodes.describe(code)).append(')');
+          }
+          alerts.add(new GpuAlert(GpuAlert.GPU_XID, null, m.append(" in the last 10 minutes").toString()));
+        }
+      }
+      counts.forEach((code, count) -> xidViews.add(new NvmlMetrics.XidView(view.attributes().xid(code), count)));
+    }
+
     List<NvmlMetrics.ProcessView> processes = new ArrayList<>();
     for (GpuEntry e : entries) {
       for (GpuProcessEntry p : e.processes()) {
@@ -193,7 +300,7 @@ public final class NvmlReceiver implements Receiver, GpuProcessSource {
     HealthStatus health = reasons.isEmpty() ? HealthStatus.healthy() : HealthStatus.unhealthy(reasons);
     snapshot.set(
         new Snapshot(true, null, sample, entries, List.copyOf(alerts), health, List.copyOf(devices),
-            List.copyOf(processes)));
+            List.copyOf(processes), List.copyOf(xidViews)));
   }
 
   @Override
@@ -236,6 +343,7 @@ public final class NvmlReceiver implements Receiver, GpuProcessSource {
       return;
     }
     closed = true;
+    stopEvents();
     metrics.close();
     if (nvml != null) {
       nvml.close();

@@ -52,6 +52,10 @@ final class FakeNvml {
 
     void fake_nvml_set_v3_stride(int bytes);
 
+    int fake_nvml_set_nvlink(int dev, int link, String field, long value);
+
+    int fake_nvml_xid(int dev, long xid);
+
     long fake_nvml_calls(String function);
 
     int fake_nvml_init_calls();

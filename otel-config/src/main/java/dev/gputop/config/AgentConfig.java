@@ -21,8 +21,10 @@ public record AgentConfig(
     NvmlConfig nvml,
     KubernetesConfig kubernetes) {
 
-  public static final Duration DEFAULT_REFRESH = Duration.ofSeconds(3);
-  public static final String DEFAULT_LISTEN = "127.0.0.1:9464";
+  /** {@code refresh.normal}'s default, from {@link ConfigSchema#REFRESH_NORMAL}. */
+  public static final Duration DEFAULT_REFRESH = ConfigSchema.REFRESH_NORMAL.defaultValue();
+  /** {@code listen}'s default, from {@link ConfigSchema#LISTEN}. */
+  public static final String DEFAULT_LISTEN = ConfigSchema.LISTEN.defaultValue();
 
   public AgentConfig {
     Objects.requireNonNull(refreshNormal, "refreshNormal");
@@ -35,14 +37,9 @@ public record AgentConfig(
     }
   }
 
-  /** The configuration used when no file is given: every key at its default. */
+  /** The configuration used when no file is given: every key at its {@link ConfigSchema} default. */
   public static AgentConfig defaults() {
-    return new AgentConfig(
-        DEFAULT_REFRESH,
-        DEFAULT_LISTEN,
-        InferenceConfig.defaults(),
-        NvmlConfig.defaults(),
-        KubernetesConfig.defaults());
+    return ConfigSchema.defaults();
   }
 
   /** Whether the HTTP listener is switched off ({@code listen: off}). */

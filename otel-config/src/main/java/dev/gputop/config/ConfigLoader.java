@@ -7,8 +7,6 @@ import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.URI;
-import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,7 +15,6 @@ import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
@@ -25,7 +22,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Reads the agent's YAML configuration (SPEC.md section 6) into an {@link AgentConfig}.
+ * Reads the agent's YAML configuration (SPEC.md section 6) into an {@link AgentConfig}, by the
+ * keys, types and defaults that {@link ConfigSchema} declares: which keys a section allows, how a
+ * value is read and which keys can be overrides all come from there.
  *
  * <p>Every key has a default, so an empty file (or none) is valid. Unknown keys, wrong types and
  * invalid values throw {@link ConfigException} naming the dotted key and its line. Flat overrides
@@ -41,32 +40,11 @@ public final class ConfigLoader {
   private static final Pattern DURATION = Pattern.compile("(\\d+(?:\\.\\d+)?)(ms|s|m|h)");
   private static final Pattern ENV_REF = Pattern.compile("\\$\\{env:([A-Za-z_][A-Za-z0-9_]*)}");
 
-  /** The keys that may be given as flat overrides (scalars only). */
-  public static final Set<String> SCALAR_KEYS =
-      Set.of(
-          "refresh.normal",
-          "listen",
-          "inference.enabled",
-          "inference.window",
-          "inference.discovery.enabled",
-          "inference.discovery.scope",
-          "inference.discovery.procRoot",
-          "inference.scrape.timeout",
-          "inference.scrape.maxBodyBytes",
-          "inference.scrape.maxLineLength",
-          "inference.scrape.maxSeries",
-          "inference.scrape.maxLabels",
-          "inference.scrape.concurrency",
-          "nvml.enabled",
-          "nvml.library",
-          "kubernetes.enabled",
-          "kubernetes.nodeName",
-          "kubernetes.kubeletUrl",
-          "kubernetes.apiServerUrl",
-          "kubernetes.tokenFile",
-          "kubernetes.caFile",
-          "kubernetes.insecureSkipVerify",
-          "kubernetes.refresh");
+  /**
+   * The keys that may be given as flat overrides: every top-level scalar of {@link ConfigSchema},
+   * in its order.
+   */
+  public static final Set<String> SCALAR_KEYS = ConfigSchema.overridableKeys();
 
   private final Function<String, String> environment;
 
@@ -205,163 +183,161 @@ public final class ConfigLoader {
     cur.asMap().put(parts[parts.length - 1], new Node(value, 0));
   }
 
-  // ---------------------------------------------------------------- typed building
+  // ---------------------------------------------------------------- reading by the schema
+
+  /**
+   * The shape of a mapping in the file, derived from {@link ConfigSchema}'s dotted names: each
+   * child is a {@link ConfigSchema.Key}, a {@link ConfigSchema.ListKey} or a nested Shape.
+   */
+  private static final class Shape {
+    final Map<String, Object> children = new LinkedHashMap<>();
+
+    void add(String path, Object leaf) {
+      int dot = path.indexOf('.');
+      if (dot < 0) {
+        children.put(path, leaf);
+      } else {
+        ((Shape) children.computeIfAbsent(path.substring(0, dot), k -> new Shape()))
+            .add(path.substring(dot + 1), leaf);
+      }
+    }
+  }
+
+  private static final Shape ROOT = rootShape();
+  private static final Map<ConfigSchema.ListKey<?>, Shape> ELEMENTS = new LinkedHashMap<>();
+
+  private static Shape rootShape() {
+    Shape root = new Shape();
+    for (ConfigSchema.Entry e : ConfigSchema.topLevel()) {
+      root.add(e instanceof ConfigSchema.ListKey ? ((ConfigSchema.ListKey<?>) e).path
+          : ((ConfigSchema.Key<?, ?>) e).path, e);
+    }
+    return root;
+  }
+
+  private static Shape elementShape(ConfigSchema.ListKey<?> list) {
+    synchronized (ELEMENTS) {
+      return ELEMENTS.computeIfAbsent(list, l -> {
+        Shape s = new Shape();
+        for (ConfigSchema.Key<?, ?> k : l.keys) {
+          s.add(k.path, k);
+        }
+        return s;
+      });
+    }
+  }
 
   private AgentConfig build(Node root) {
-    Map<String, Node> top = section(root, "(root)", Set.of("refresh", "listen", "inference", "nvml", "kubernetes"));
-    Map<String, Node> refresh = section(top.get("refresh"), "refresh", Set.of("normal"));
-    Duration refreshNormal = duration(refresh.get("normal"), "refresh.normal", AgentConfig.DEFAULT_REFRESH);
-    String listen = string(top.get("listen"), "listen", AgentConfig.DEFAULT_LISTEN);
-    validateListen(listen, top.get("listen"));
-
-    InferenceConfig inference = inference(top.get("inference"));
-    NvmlConfig nvml = nvml(top.get("nvml"));
-    KubernetesConfig kubernetes = kubernetes(top.get("kubernetes"));
-    if (refreshNormal.compareTo(inference.window()) > 0) {
-      Node n = refresh.get("normal");
-      throw new ConfigException("refresh.normal", n == null ? 0 : n.line,
-          "must not be longer than inference.window (" + inference.window() + ")");
-    }
-    return new AgentConfig(refreshNormal, listen, inference, nvml, kubernetes);
+    ConfigValues values = new ConfigValues("");
+    values.line("", root.line);
+    read(root, ROOT, "", values);
+    return ConfigSchema.build(values);
   }
 
-  private InferenceConfig inference(Node node) {
-    InferenceConfig d = InferenceConfig.defaults();
-    Map<String, Node> m = section(node, "inference", Set.of("enabled", "window", "discovery", "endpoints", "scrape"));
-    boolean enabled = bool(m.get("enabled"), "inference.enabled", d.enabled());
-    Duration window = duration(m.get("window"), "inference.window", d.window());
-
-    DiscoveryConfig dd = DiscoveryConfig.defaults();
-    Map<String, Node> disc = section(m.get("discovery"), "inference.discovery", Set.of("enabled", "scope", "procRoot"));
-    boolean discEnabled = bool(disc.get("enabled"), "inference.discovery.enabled", dd.enabled());
-    String scopeText = string(disc.get("scope"), "inference.discovery.scope", "gpu");
-    DiscoveryConfig.Scope scope;
-    switch (scopeText.toLowerCase(Locale.ROOT)) {
-      case "gpu":
-        scope = DiscoveryConfig.Scope.GPU;
-        break;
-      case "all":
-        scope = DiscoveryConfig.Scope.ALL;
-        break;
-      default:
-        throw new ConfigException("inference.discovery.scope", disc.get("scope").line,
-            "must be 'gpu' or 'all', not '" + scopeText + "'");
-    }
-    String procRoot = string(disc.get("procRoot"), "inference.discovery.procRoot", dd.procRoot());
-
-    ScrapeConfig sd = ScrapeConfig.defaults();
-    Map<String, Node> s = section(m.get("scrape"), "inference.scrape",
-        Set.of("timeout", "maxBodyBytes", "maxLineLength", "maxSeries", "maxLabels", "concurrency"));
-    ScrapeConfig scrape = new ScrapeConfig(
-        duration(s.get("timeout"), "inference.scrape.timeout", sd.timeout()),
-        positiveLong(s.get("maxBodyBytes"), "inference.scrape.maxBodyBytes", sd.maxBodyBytes()),
-        (int) positiveLong(s.get("maxLineLength"), "inference.scrape.maxLineLength", sd.maxLineLength()),
-        (int) positiveLong(s.get("maxSeries"), "inference.scrape.maxSeries", sd.maxSeries()),
-        (int) positiveLong(s.get("maxLabels"), "inference.scrape.maxLabels", sd.maxLabels()),
-        (int) positiveLong(s.get("concurrency"), "inference.scrape.concurrency", sd.concurrency()));
-
-    List<EndpointConfig> endpoints = new ArrayList<>();
-    Node eps = m.get("endpoints");
-    if (eps != null && eps.value != null) {
-      if (!(eps.value instanceof List)) {
-        throw new ConfigException("inference.endpoints", eps.line, "expected a list of endpoints");
+  /**
+   * Reads one mapping by its shape: unknown keys are errors, keys are read by their types into
+   * {@code out}, nested sections recursively, list elements into their own values.
+   *
+   * @param at the mapping's path relative to {@code out} ("" for {@code out}'s own mapping)
+   */
+  private void read(Node node, Shape shape, String at, ConfigValues out) {
+    String name = at.isEmpty() ? (out.name("").isEmpty() ? "(root)" : trimDot(out.name(""))) : out.name(at);
+    Map<String, Node> m = section(node, name, shape.children.keySet());
+    int line = node == null ? 0 : node.line;
+    for (Map.Entry<String, Object> child : shape.children.entrySet()) {
+      String path = at.isEmpty() ? child.getKey() : at + "." + child.getKey();
+      Node n = m.get(child.getKey());
+      if (n != null) {
+        out.line(path, n.line);
       }
-      Set<String> names = new java.util.HashSet<>();
-      List<Node> list = eps.asList();
-      for (int i = 0; i < list.size(); i++) {
-        EndpointConfig ep = endpoint(list.get(i), "inference.endpoints[" + i + "]");
-        if (!names.add(ep.name())) {
-          throw new ConfigException("inference.endpoints[" + i + "].name", list.get(i).line,
-              "duplicate endpoint name '" + ep.name() + "'");
+      Object leaf = child.getValue();
+      if (leaf instanceof Shape) {
+        read(n, (Shape) leaf, path, out);
+      } else if (leaf instanceof ConfigSchema.ListKey) {
+        readList(n, (ConfigSchema.ListKey<?>) leaf, out);
+      } else {
+        ConfigSchema.Key<?, ?> key = (ConfigSchema.Key<?, ?>) leaf;
+        Object value = value(n, key, out.name(path), line);
+        if (value != ABSENT) {
+          out.put(key, value);
         }
-        endpoints.add(ep);
       }
     }
-    return new InferenceConfig(enabled, window, new DiscoveryConfig(discEnabled, scope, procRoot), endpoints, scrape);
   }
 
-  private EndpointConfig endpoint(Node node, String key) {
-    Map<String, Node> m = section(node, key, Set.of("name", "url", "headers", "bearerTokenFile", "tls"));
-    Node urlNode = m.get("url");
-    String urlText = string(urlNode, key + ".url", null);
-    if (urlText == null || urlText.isBlank()) {
-      throw new ConfigException(key + ".url", node.line, "is required");
+  private static String trimDot(String prefix) {
+    return prefix.endsWith(".") ? prefix.substring(0, prefix.length() - 1) : prefix;
+  }
+
+  private void readList(Node node, ConfigSchema.ListKey<?> list, ConfigValues out) {
+    if (node == null || node.value == null) {
+      return;
     }
-    URI url;
-    try {
-      url = new URI(urlText.trim());
-    } catch (URISyntaxException e) {
-      throw new ConfigException(key + ".url", urlNode.line, "not a valid URL: " + e.getMessage());
+    String name = out.name(list.path);
+    if (!(node.value instanceof List)) {
+      throw new ConfigException(name, node.line, "expected a list of " + list.path.substring(list.path.lastIndexOf('.') + 1));
     }
-    String scheme = url.getScheme() == null ? "" : url.getScheme().toLowerCase(Locale.ROOT);
-    if (!scheme.equals("http") && !scheme.equals("https")) {
-      throw new ConfigException(key + ".url", urlNode.line, "must be an http or https URL, not '" + urlText + "'");
+    List<ConfigValues> elements = new ArrayList<>();
+    List<Node> nodes = node.asList();
+    for (int i = 0; i < nodes.size(); i++) {
+      ConfigValues element = new ConfigValues(name + "[" + i + "].");
+      element.line("", nodes.get(i).line);
+      read(nodes.get(i), elementShape(list), "", element);
+      elements.add(element);
     }
-    if (url.getHost() == null) {
-      throw new ConfigException(key + ".url", urlNode.line, "has no host: '" + urlText + "'");
+    out.putList(list, elements);
+  }
+
+  /** Marks a key that was not given, so that its default applies. */
+  private static final Object ABSENT = new Object();
+
+  /**
+   * One key's value read by its type, or {@link #ABSENT}.
+   *
+   * @param parentLine the line of the mapping holding the key, where a missing required key is
+   *     reported
+   */
+  private Object value(Node node, ConfigSchema.Key<?, ?> key, String name, int parentLine) {
+    if (key.type instanceof ConfigType.SecretMap) {
+      return secrets(node, name, key.type);
     }
-    String name = string(m.get("name"), key + ".name", null);
-    if (name == null || name.isBlank()) {
-      name = url.getHost() + ":" + (url.getPort() > 0 ? url.getPort() : (scheme.equals("https") ? 443 : 80));
-    }
-    Map<String, String> headers = new LinkedHashMap<>();
-    Node h = m.get("headers");
-    if (h != null && h.value != null) {
-      if (!(h.value instanceof Map)) {
-        throw new ConfigException(key + ".headers", h.line, "expected a mapping of header names to values");
+    if (node == null || node.value == null) {
+      if (key.required) {
+        throw new ConfigException(name, parentLine, "is required");
       }
-      for (Map.Entry<String, Node> e : h.asMap().entrySet()) {
-        String hk = key + ".headers." + e.getKey();
-        if (!(e.getValue().value instanceof String)) {
-          throw new ConfigException(hk, e.getValue().line, "expected a string value");
-        }
-        headers.put(e.getKey(), resolveEnv((String) e.getValue().value, hk, e.getValue().line));
-      }
+      return ABSENT;
     }
-    String tokenFile = string(m.get("bearerTokenFile"), key + ".bearerTokenFile", null);
-    Map<String, Node> t = section(m.get("tls"), key + ".tls", Set.of("caFile", "certFile", "keyFile", "insecureSkipVerify"));
-    TlsConfig tls;
+    if (!(node.value instanceof String)) {
+      throw new ConfigException(name, node.line, "expected a single value");
+    }
+    String text = (String) node.value;
+    if (key.required && text.isBlank()) {
+      throw new ConfigException(name, parentLine, "is required");
+    }
     try {
-      tls = new TlsConfig(
-          string(t.get("caFile"), key + ".tls.caFile", null),
-          string(t.get("certFile"), key + ".tls.certFile", null),
-          string(t.get("keyFile"), key + ".tls.keyFile", null),
-          bool(t.get("insecureSkipVerify"), key + ".tls.insecureSkipVerify", false));
+      return key.type.parse(text);
     } catch (IllegalArgumentException e) {
-      Node tn = m.get("tls");
-      throw new ConfigException(key + ".tls", tn == null ? 0 : tn.line, e.getMessage());
+      throw new ConfigException(name, node.line, e.getMessage());
     }
-    return new EndpointConfig(name.trim(), url, headers, tokenFile, tls);
   }
 
-  private NvmlConfig nvml(Node node) {
-    Map<String, Node> m = section(node, "nvml", Set.of("enabled", "library"));
-    NvmlConfig d = NvmlConfig.defaults();
-    return new NvmlConfig(bool(m.get("enabled"), "nvml.enabled", d.enabled()),
-        string(m.get("library"), "nvml.library", d.library()));
-  }
-
-  private KubernetesConfig kubernetes(Node node) {
-    Map<String, Node> m = section(node, "kubernetes", Set.of("enabled", "nodeName", "kubeletUrl",
-        "apiServerUrl", "tokenFile", "caFile", "insecureSkipVerify", "refresh"));
-    KubernetesConfig d = KubernetesConfig.defaults();
-    Node en = m.get("enabled");
-    Boolean enabled = null;
-    if (en != null && en.value != null && !"auto".equalsIgnoreCase(String.valueOf(en.value))) {
-      enabled = bool(en, "kubernetes.enabled", false);
+  private Object secrets(Node node, String name, ConfigType<?> type) {
+    if (node == null || node.value == null) {
+      return ABSENT;
     }
-    return new KubernetesConfig(
-        enabled,
-        string(m.get("nodeName"), "kubernetes.nodeName", d.nodeName()),
-        string(m.get("kubeletUrl"), "kubernetes.kubeletUrl", d.kubeletUrl()),
-        string(m.get("apiServerUrl"), "kubernetes.apiServerUrl", d.apiServerUrl()),
-        string(m.get("tokenFile"), "kubernetes.tokenFile", d.tokenFile()),
-        string(m.get("caFile"), "kubernetes.caFile", d.caFile()),
-        bool(m.get("insecureSkipVerify"), "kubernetes.insecureSkipVerify", d.insecureSkipVerify()),
-        duration(m.get("refresh"), "kubernetes.refresh", d.refresh()));
+    if (!(node.value instanceof Map)) {
+      throw new ConfigException(name, node.line, "expected a " + type.name());
+    }
+    Map<String, String> out = new LinkedHashMap<>();
+    for (Map.Entry<String, Node> e : node.asMap().entrySet()) {
+      String key = name + "." + e.getKey();
+      if (!(e.getValue().value instanceof String)) {
+        throw new ConfigException(key, e.getValue().line, "expected a string value");
+      }
+      out.put(e.getKey(), resolveEnv((String) e.getValue().value, key, e.getValue().line));
+    }
+    return out;
   }
-
-  // ---------------------------------------------------------------- scalar helpers
 
   private static Map<String, Node> section(Node node, String key, Set<String> allowed) {
     if (node == null || node.value == null) {
@@ -379,88 +355,6 @@ public final class ConfigLoader {
       }
     }
     return m;
-  }
-
-  private static String string(Node node, String key, String def) {
-    if (node == null || node.value == null) {
-      return def;
-    }
-    if (!(node.value instanceof String)) {
-      throw new ConfigException(key, node.line, "expected a single value");
-    }
-    return (String) node.value;
-  }
-
-  private static boolean bool(Node node, String key, boolean def) {
-    String s = string(node, key, null);
-    if (s == null) {
-      return def;
-    }
-    switch (s.trim().toLowerCase(Locale.ROOT)) {
-      case "true":
-      case "yes":
-      case "on":
-        return true;
-      case "false":
-      case "no":
-      case "off":
-        return false;
-      default:
-        throw new ConfigException(key, node.line, "expected true or false, not '" + s + "'");
-    }
-  }
-
-  private static long positiveLong(Node node, String key, long def) {
-    String s = string(node, key, null);
-    if (s == null) {
-      return def;
-    }
-    long v;
-    try {
-      v = parseSize(s.trim());
-    } catch (NumberFormatException e) {
-      throw new ConfigException(key, node.line, "expected a positive whole number, not '" + s + "'");
-    }
-    if (v <= 0) {
-      throw new ConfigException(key, node.line, "must be positive, not '" + s + "'");
-    }
-    if (!key.endsWith("maxBodyBytes") && v > Integer.MAX_VALUE) {
-      throw new ConfigException(key, node.line, "too large: '" + s + "'");
-    }
-    return v;
-  }
-
-  /** Whole numbers with an optional binary suffix: 1048576, 1Mi, 64Ki, 1Gi. */
-  private static long parseSize(String s) {
-    long mult = 1;
-    String lower = s.toLowerCase(Locale.ROOT);
-    if (lower.endsWith("ki")) {
-      mult = 1L << 10;
-    } else if (lower.endsWith("mi")) {
-      mult = 1L << 20;
-    } else if (lower.endsWith("gi")) {
-      mult = 1L << 30;
-    }
-    String digits = mult == 1 ? s : s.substring(0, s.length() - 2);
-    return Math.multiplyExact(Long.parseLong(digits.replace("_", "")), mult);
-  }
-
-  private static Duration duration(Node node, String key, Duration def) {
-    String s = string(node, key, null);
-    if (s == null) {
-      return def;
-    }
-    Duration d;
-    try {
-      d = parseDuration(s.trim());
-    } catch (IllegalArgumentException e) {
-      throw new ConfigException(key, node.line,
-          "expected a duration such as 500ms, 3s, 1m or 1h, not '" + s + "'");
-    }
-    if (d.isZero() || d.isNegative()) {
-      throw new ConfigException(key, node.line, "must be positive, not '" + s + "'");
-    }
-    return d;
   }
 
   /** Parses {@code 500ms}, {@code 3s}, {@code 1.5m}, {@code 1h}, or ISO-8601 {@code PT3S}. */
@@ -503,24 +397,5 @@ public final class ConfigLoader {
     }
     m.appendTail(out);
     return out.toString();
-  }
-
-  private static void validateListen(String listen, Node node) {
-    if ("off".equalsIgnoreCase(listen)) {
-      return;
-    }
-    int colon = listen.lastIndexOf(':');
-    int line = node == null ? 0 : node.line;
-    if (colon <= 0 || colon == listen.length() - 1) {
-      throw new ConfigException("listen", line, "expected host:port (or 'off'), not '" + listen + "'");
-    }
-    try {
-      int port = Integer.parseInt(listen.substring(colon + 1));
-      if (port < 0 || port > 65535) {
-        throw new NumberFormatException();
-      }
-    } catch (NumberFormatException e) {
-      throw new ConfigException("listen", line, "port must be 0-65535 in '" + listen + "'");
-    }
   }
 }

@@ -24,7 +24,8 @@ public record DiscoveryConfig(boolean enabled, Scope scope, String procRoot) {
     Objects.requireNonNull(procRoot, "procRoot");
   }
 
+  /** Every key of this section at its {@link ConfigSchema} default. */
   public static DiscoveryConfig defaults() {
-    return new DiscoveryConfig(true, Scope.GPU, "/proc");
+    return ConfigSchema.defaults().inference().discovery();
   }
 }

@@ -15,21 +15,31 @@ import java.util.Objects;
  * @param bearerTokenFile a file whose trimmed content is sent as {@code Authorization: Bearer};
  *     re-read on each scrape so rotated tokens are picked up; null for none
  * @param tls TLS settings for https URLs; {@link TlsConfig#defaults()} for the JVM's trust store
+ * @param slo the endpoint's own SLO targets ({@code inference.endpoints[].slo}), stronger than
+ *     {@code inference.slo} and its overrides; {@link SloTargets#NONE} for none
  */
 public record EndpointConfig(
-    String name, URI url, Map<String, String> headers, String bearerTokenFile, TlsConfig tls) {
+    String name, URI url, Map<String, String> headers, String bearerTokenFile, TlsConfig tls,
+    SloTargets slo) {
 
   public EndpointConfig {
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(url, "url");
     Objects.requireNonNull(tls, "tls");
+    Objects.requireNonNull(slo, "slo");
     headers = Map.copyOf(headers);
+  }
+
+  /** An endpoint without SLO targets of its own. */
+  public EndpointConfig(
+      String name, URI url, Map<String, String> headers, String bearerTokenFile, TlsConfig tls) {
+    this(name, url, headers, bearerTokenFile, tls, SloTargets.NONE);
   }
 
   /** Never prints header values or token contents: they are secrets. */
   @Override
   public String toString() {
     return "EndpointConfig[name=" + name + ", url=" + url + ", headers=" + headers.keySet()
-        + ", bearerTokenFile=" + bearerTokenFile + ", tls=" + tls + "]";
+        + ", bearerTokenFile=" + bearerTokenFile + ", tls=" + tls + ", slo=" + slo + "]";
   }
 }

@@ -12,28 +12,38 @@ import java.util.Objects;
  * @param discovery {@code inference.discovery.*}
  * @param endpoints {@code inference.endpoints[]}: servers scraped whether or not discovery finds them
  * @param scrape {@code inference.scrape.*}: timeouts and limits for every scrape
+ * @param slo {@code inference.slo.*}: SLO targets and their overrides
  */
 public record InferenceConfig(
     boolean enabled,
     Duration window,
     DiscoveryConfig discovery,
     List<EndpointConfig> endpoints,
-    ScrapeConfig scrape) {
+    ScrapeConfig scrape,
+    SloConfig slo) {
 
-  public static final Duration DEFAULT_WINDOW = Duration.ofMinutes(1);
+  /** {@code inference.window}'s default, from {@link ConfigSchema#INFERENCE_WINDOW}. */
+  public static final Duration DEFAULT_WINDOW = ConfigSchema.INFERENCE_WINDOW.defaultValue();
 
   public InferenceConfig {
     Objects.requireNonNull(window, "window");
     Objects.requireNonNull(discovery, "discovery");
     Objects.requireNonNull(scrape, "scrape");
+    Objects.requireNonNull(slo, "slo");
     endpoints = List.copyOf(endpoints);
     if (window.isNegative() || window.isZero()) {
       throw new IllegalArgumentException("inference.window must be positive");
     }
   }
 
+  /** Settings without SLO targets. */
+  public InferenceConfig(boolean enabled, Duration window, DiscoveryConfig discovery,
+      List<EndpointConfig> endpoints, ScrapeConfig scrape) {
+    this(enabled, window, discovery, endpoints, scrape, SloConfig.defaults());
+  }
+
+  /** Every {@code inference.*} key at its {@link ConfigSchema} default. */
   public static InferenceConfig defaults() {
-    return new InferenceConfig(
-        true, DEFAULT_WINDOW, DiscoveryConfig.defaults(), List.of(), ScrapeConfig.defaults());
+    return ConfigSchema.defaults().inference();
   }
 }

@@ -30,15 +30,8 @@ public record KubernetesConfig(
 
   public static final String SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
 
+  /** Every key of this section at its {@link ConfigSchema} default. */
   public static KubernetesConfig defaults() {
-    return new KubernetesConfig(
-        null,
-        null,
-        null,
-        null,
-        SERVICE_ACCOUNT_DIR + "/token",
-        SERVICE_ACCOUNT_DIR + "/ca.crt",
-        false,
-        java.time.Duration.ofSeconds(30));
+    return ConfigSchema.defaults().kubernetes();
   }
 }

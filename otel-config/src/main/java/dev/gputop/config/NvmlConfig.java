@@ -9,7 +9,8 @@ package dev.gputop.config;
  */
 public record NvmlConfig(boolean enabled, String library) {
 
+  /** Every key of this section at its {@link ConfigSchema} default. */
   public static NvmlConfig defaults() {
-    return new NvmlConfig(true, null);
+    return ConfigSchema.defaults().nvml();
   }
 }

@@ -7,7 +7,8 @@ import java.util.Objects;
  * Limits applied to every scrape ({@code inference.scrape.*}). The defaults are safe for a
  * 100 KB TGI exposition and stop a hostile endpoint long before it costs memory. Immutable.
  *
- * @param timeout connect + read timeout of one scrape, default 2s (well below refresh.normal)
+ * @param timeout one deadline per scrape cycle, {@code timeout} after it starts, for every
+ *     server's connect, TLS, headers and body; default 2s (well below refresh.normal)
  * @param maxBodyBytes largest body accepted, after gzip decompression, default 16 MiB
  * @param maxLineLength longest exposition line accepted, default 64 KiB
  * @param maxSeries most samples accepted in one exposition, default 200,000
@@ -33,7 +34,8 @@ public record ScrapeConfig(
     }
   }
 
+  /** Every key of this section at its {@link ConfigSchema} default. */
   public static ScrapeConfig defaults() {
-    return new ScrapeConfig(Duration.ofSeconds(2), 16L << 20, 64 << 10, 200_000, 64, 8);
+    return ConfigSchema.defaults().inference().scrape();
   }
 }

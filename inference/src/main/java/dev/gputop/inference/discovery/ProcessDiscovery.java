@@ -3,6 +3,7 @@ package dev.gputop.inference.discovery;
 import dev.gputop.config.Clock;
 import dev.gputop.config.DiscoveryConfig;
 import dev.gputop.config.KubernetesConfig;
+import dev.gputop.config.logging.FailureLog;
 import dev.gputop.inference.discovery.CommandRecognizer.Endpoint;
 import dev.gputop.inference.discovery.CommandRule.Role;
 import dev.gputop.inference.discovery.ProcFs.Cmdline;
@@ -70,8 +71,8 @@ public final class ProcessDiscovery implements ServerDiscovery {
   private final Clock clock;
   private final CommandRecognizer recognizer = CommandRecognizer.defaults();
   private final Map<Long, Entry> cache = new HashMap<>();
-  private String lastProcProblem;
-  private String lastPassFailure;
+  /** A pass that throws (bad /proc content) or a /proc that can't be listed: throttled. */
+  private final FailureLog failures;
   /** Whether the pod lookup was used (and refreshed) in the current pass. */
   private boolean podsConsulted;
 
@@ -120,6 +121,7 @@ public final class ProcessDiscovery implements ServerDiscovery {
     this.pods = pods.pods();
     this.kubernetesProblem = pods.problem();
     this.clock = Objects.requireNonNull(clock, "clock");
+    this.failures = FailureLog.create(logger, clock);
   }
 
   /** The pod lookup from {@code kubernetes.*}, or why there is none although it was asked for. */
@@ -144,15 +146,13 @@ public final class ProcessDiscovery implements ServerDiscovery {
       return new DiscoveryResult(List.of(), List.of(), List.of("discovery is off (inference.discovery.enabled: false)"));
     }
     try {
-      return pass();
+      DiscoveryResult result = pass();
+      failures.success("pass", "Discovery pass");
+      return result;
     } catch (RuntimeException e) {
-      // Bad /proc content must never take the receiver down. Logged once per distinct failure.
-      String msg = "discovery pass failed: " + e;
-      if (!msg.equals(lastPassFailure)) {
-        logger.log(java.util.logging.Level.WARNING, msg, e);
-        lastPassFailure = msg;
-      }
-      return new DiscoveryResult(List.of(), List.of(), List.of(msg));
+      // Bad /proc content must never take the receiver down. Logged throttled, with its trace.
+      failures.failure("pass", "Discovery pass", e);
+      return new DiscoveryResult(List.of(), List.of(), List.of("discovery pass failed: " + e));
     }
   }
 
@@ -182,13 +182,10 @@ public final class ProcessDiscovery implements ServerDiscovery {
         Set<Long> all = new TreeSet<>(proc.pids());
         all.addAll(gpusByPid.keySet());
         candidates = all;
-        lastProcProblem = null;
+        failures.success("proc", "Listing " + proc.root());
       } catch (IOException e) {
         String msg = "can't list " + proc.root() + ": " + e;
-        if (!msg.equals(lastProcProblem)) {
-          logger.warning(msg);
-          lastProcProblem = msg;
-        }
+        failures.failure("proc", "Listing " + proc.root(), e);
         notes.add(msg);
         candidates = new TreeSet<>(gpusByPid.keySet());
       }

@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.concurrent.ThreadLocalRandom;
@@ -61,6 +62,22 @@ public final class ExpositionParser {
   private static final byte KIND_COMMENT = 4;
   private static final byte KIND_EOF = 5;
 
+  private static final byte SUFFIX_NONE = 0;
+  private static final byte SUFFIX_TOTAL = 1;
+  private static final byte SUFFIX_CREATED = 2;
+  private static final byte SUFFIX_BUCKET = 3;
+  private static final byte SUFFIX_SUM = 4;
+  private static final byte SUFFIX_COUNT = 5;
+  private static final byte SUFFIX_INFO = 6;
+  private static final byte SUFFIX_GSUM = 7;
+  private static final byte SUFFIX_GCOUNT = 8;
+
+  private static final byte BOUND_NONE = 0;
+  private static final byte BOUND_LE = 1;
+  private static final byte BOUND_QUANTILE = 2;
+
+  private static final double[] NO_DOUBLES = new double[0];
+
   /** Bit 0: may start a metric name; bit 1: may continue one; bit 2: may continue a label name. */
   private static final byte[] CHAR_CLASS = new byte[256];
 
@@ -93,6 +110,8 @@ public final class ExpositionParser {
   private long cacheBytes;
   private final long hashSeed = ThreadLocalRandom.current().nextLong();
   private final StringTable strings = new StringTable(hashSeed);
+  /** Interned group label sets ({@link Entry#group}), emptied with the cache. */
+  private final HashMap<Labels, Labels> groupLabels = new HashMap<>();
   /** Sentinel whose {@code next} is the first entry of the previous parse. */
   private final Entry head = new Entry(new byte[0], 0, KIND_COMMENT, null, null, null, null);
 
@@ -428,6 +447,7 @@ public final class ExpositionParser {
 
     FamilyBuilder f = familyOf(e.name);
     f.samples.add(new Sample(e.name, e.labels, value, timestamp));
+    f.entries.add(e);
     return next;
   }
 
@@ -502,7 +522,7 @@ public final class ExpositionParser {
     String name = strings.get(b, s, i);
     i = skipBlanks(i, e);
     if (i == e) {
-      return newEntry(s, e, hash, KIND_SERIES, name, Labels.EMPTY, null, null);
+      return seriesEntry(newEntry(s, e, hash, KIND_SERIES, name, Labels.EMPTY, null, null));
     }
     // b[i] == '{' and b[e - 1] == '}', as scanKey found them.
     i++;
@@ -566,6 +586,47 @@ public final class ExpositionParser {
             : Labels.fromArrays(Arrays.copyOf(names, n), Arrays.copyOf(values, n));
     Entry entry = newEntry(s, e, hash, KIND_SERIES, name, labels, null, null);
     entry.hasLabels = true;
+    return seriesEntry(entry);
+  }
+
+  /**
+   * Fills in what a series entry means to a histogram or summary, once per cached key: the
+   * suffix of its name, its {@code le} or {@code quantile} parsed, its labels without it.
+   */
+  private Entry seriesEntry(Entry entry) {
+    String name = entry.name;
+    byte suffix = SUFFIX_NONE;
+    for (int k = 0; k < SUFFIXES.length; k++) {
+      if (name.endsWith(SUFFIXES[k])) {
+        suffix = (byte) (k + 1);
+        break;
+      }
+    }
+    entry.suffix = suffix;
+    Labels labels = entry.labels;
+    Labels group = labels;
+    String le = suffix == SUFFIX_BUCKET ? labels.get("le") : null;
+    if (le != null) {
+      entry.boundLabel = BOUND_LE;
+      entry.bound = Bounds.parse(le);
+      // The buckets of one histogram come one after another: share the previous one's group.
+      Entry p = prev;
+      if (p.kind == KIND_SERIES && p.boundLabel == BOUND_LE && p.name == name
+          && sameExceptLe(p.labels, labels)) {
+        entry.group = p.group;
+        return entry;
+      }
+      group = labels.without("le");
+    } else if (suffix != SUFFIX_SUM && suffix != SUFFIX_COUNT && suffix != SUFFIX_CREATED) {
+      String q = labels.get("quantile");
+      if (q != null) {
+        entry.boundLabel = BOUND_QUANTILE;
+        entry.bound = Bounds.parse(q);
+        group = labels.without("quantile");
+      }
+    }
+    Labels interned = groupLabels.putIfAbsent(group, group);
+    entry.group = interned == null ? group : interned;
     return entry;
   }
 
@@ -777,15 +838,180 @@ public final class ExpositionParser {
 
   private Exposition build() {
     for (FamilyBuilder f : order) {
-      built.add(new MetricFamily(f.name, f.type, f.help, f.unit, f.samples));
+      List<Histogram> histograms = List.of();
+      List<Summary> summaries = List.of();
+      if (!f.samples.isEmpty()) {
+        switch (f.type) {
+          case HISTOGRAM:
+          case GAUGE_HISTOGRAM:
+            histograms = histograms(f, f.type == MetricType.GAUGE_HISTOGRAM);
+            break;
+          case SUMMARY:
+            summaries = summaries(f);
+            break;
+          case UNTYPED:
+            if (f.name.endsWith("_bucket") && hasBucketBounds(f)) {
+              histograms = fragment(f);
+            }
+            break;
+          default:
+            break;
+        }
+      }
+      built.add(new MetricFamily(f.name, f.type, f.help, f.unit, f.samples, histograms, summaries));
     }
-    Exposition exposition = new Exposition(built);
-    return exposition;
+    return new Exposition(built);
+  }
+
+  /** Groups a histogram family's samples into one {@link Histogram} per label set. */
+  private static List<Histogram> histograms(FamilyBuilder f, boolean gauge) {
+    ArrayList<Entry> entries = f.entries;
+    ArrayList<Sample> samples = f.samples;
+    for (int i = 0, n = entries.size(); i < n; i++) {
+      Entry e = entries.get(i);
+      double v = samples.get(i).value();
+      switch (e.suffix) {
+        case SUFFIX_BUCKET:
+          // PromQL skips a bucket without le or whose le does not parse (BadBucketLabel).
+          if (e.boundLabel == BOUND_LE && !Double.isNaN(e.bound)) {
+            f.group(e.group).add(e.bound, v);
+          }
+          break;
+        case SUFFIX_SUM:
+        case SUFFIX_GSUM:
+          if ((e.suffix == SUFFIX_GSUM) == gauge) {
+            f.group(e.group).sum = v;
+          }
+          break;
+        case SUFFIX_COUNT:
+        case SUFFIX_GCOUNT:
+          if ((e.suffix == SUFFIX_GCOUNT) == gauge) {
+            f.group(e.group).count = v;
+          }
+          break;
+        case SUFFIX_CREATED:
+          f.group(e.group).created = v;
+          break;
+        default:
+          break;
+      }
+    }
+    return emitHistograms(f);
+  }
+
+  /** Whether two label sets differ at most in the value of {@code le}. */
+  private static boolean sameExceptLe(Labels a, Labels b) {
+    int n = a.size();
+    if (n != b.size()) {
+      return false;
+    }
+    for (int i = 0; i < n; i++) {
+      String name = a.name(i);
+      if (!name.equals(b.name(i))) {
+        return false;
+      }
+      if (!name.equals("le") && !a.value(i).equals(b.value(i))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** An immutable list of these values, without copying the array for one or two. */
+  private static <T> List<T> listOf(T[] a) {
+    switch (a.length) {
+      case 1:
+        return List.of(a[0]);
+      case 2:
+        return List.of(a[0], a[1]);
+      default:
+        return List.of(a);
+    }
+  }
+
+  private static boolean hasBucketBounds(FamilyBuilder f) {
+    for (Entry e : f.entries) {
+      if (e.boundLabel == BOUND_LE) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * An undeclared {@code x_bucket} family (an excerpt without TYPE lines): its buckets, with the
+   * {@code _sum} and {@code _count} of the undeclared {@code x_sum} and {@code x_count}.
+   */
+  private List<Histogram> fragment(FamilyBuilder f) {
+    ArrayList<Entry> entries = f.entries;
+    for (int i = 0, n = entries.size(); i < n; i++) {
+      Entry e = entries.get(i);
+      if (e.boundLabel == BOUND_LE && !Double.isNaN(e.bound)) {
+        f.group(e.group).add(e.bound, f.samples.get(i).value());
+      }
+    }
+    String base = f.name.substring(0, f.name.length() - "_bucket".length());
+    FamilyBuilder sums = byName.get(base + "_sum");
+    if (sums != null && sums.type == MetricType.UNTYPED) {
+      for (int i = 0; i < sums.entries.size(); i++) {
+        f.group(sums.entries.get(i).group).sum = sums.samples.get(i).value();
+      }
+    }
+    FamilyBuilder counts = byName.get(base + "_count");
+    if (counts != null && counts.type == MetricType.UNTYPED) {
+      for (int i = 0; i < counts.entries.size(); i++) {
+        f.group(counts.entries.get(i).group).count = counts.samples.get(i).value();
+      }
+    }
+    return emitHistograms(f);
+  }
+
+  private static List<Histogram> emitHistograms(FamilyBuilder f) {
+    if (f.groupCount == 0) {
+      return List.of();
+    }
+    Histogram[] out = new Histogram[f.groupCount];
+    for (int i = 0; i < f.groupCount; i++) {
+      GroupBuilder g = f.groups.get(i);
+      g.sort();
+      out[i] = new Histogram(g.labels, g.boundsCopy(), g.valuesCopy(), g.sum, g.count, g.created);
+    }
+    return listOf(out);
+  }
+
+  /** Groups a summary family's samples into one {@link Summary} per label set. */
+  private static List<Summary> summaries(FamilyBuilder f) {
+    ArrayList<Entry> entries = f.entries;
+    for (int i = 0, n = entries.size(); i < n; i++) {
+      Entry e = entries.get(i);
+      double v = f.samples.get(i).value();
+      if (e.name.length() == f.name.length()) {
+        if (e.boundLabel == BOUND_QUANTILE && !Double.isNaN(e.bound)) {
+          f.group(e.group).add(e.bound, v);
+        }
+      } else if (e.suffix == SUFFIX_SUM) {
+        f.group(e.group).sum = v;
+      } else if (e.suffix == SUFFIX_COUNT) {
+        f.group(e.group).count = v;
+      } else if (e.suffix == SUFFIX_CREATED) {
+        f.group(e.group).created = v;
+      }
+    }
+    if (f.groupCount == 0) {
+      return List.of();
+    }
+    Summary[] out = new Summary[f.groupCount];
+    for (int i = 0; i < f.groupCount; i++) {
+      GroupBuilder g = f.groups.get(i);
+      g.sort();
+      out[i] = new Summary(g.labels, g.boundsCopy(), g.valuesCopy(), g.sum, g.count, g.created);
+    }
+    return listOf(out);
   }
 
   private void reset() {
     for (FamilyBuilder f : order) {
-      f.samples.clear();
+      f.clear();
     }
     order.clear();
     byName.clear();
@@ -873,6 +1099,7 @@ public final class ExpositionParser {
     cacheSize = 0;
     cacheBytes = 0;
     strings.clear();
+    groupLabels.clear();
     // Drop the chain of predictions too, so the old generation can be collected.
     head.next = null;
     prev = head;
@@ -1029,6 +1256,18 @@ public final class ExpositionParser {
     final String text;
     final MetricType type;
     boolean hasLabels;
+    /** For a series: the suffix its name ends with ({@code SUFFIX_*}). */
+    byte suffix;
+    /** For a series: which label {@link #bound} was read from ({@code BOUND_*}). */
+    byte boundLabel;
+    /** For a series: its {@code le} or {@code quantile} parsed once, NaN when it does not parse. */
+    double bound = Double.NaN;
+    /**
+     * For a series: its labels without the bound label, interned so that the buckets of one
+     * histogram share one instance, which is also the instance of its {@code _sum} and {@code
+     * _count}.
+     */
+    Labels group;
     Entry next;
     Entry chain;
 
@@ -1051,5 +1290,121 @@ public final class ExpositionParser {
     String help;
     String unit;
     final ArrayList<Sample> samples = new ArrayList<>();
+    /** The cache entry of each sample, in the order of {@link #samples}. */
+    final ArrayList<Entry> entries = new ArrayList<>();
+    /** Histogram or summary series being grouped, reused; the first {@link #groupCount} are live. */
+    final ArrayList<GroupBuilder> groups = new ArrayList<>();
+    int groupCount;
+    GroupBuilder lastGroup;
+    /** Groups by labels, once a family has more than {@link #LINEAR_GROUPS} of them. */
+    HashMap<Labels, GroupBuilder> groupIndex;
+
+    static final int LINEAR_GROUPS = 8;
+
+    void clear() {
+      samples.clear();
+      entries.clear();
+      groupCount = 0;
+      lastGroup = null;
+      groupIndex = null;
+    }
+
+    GroupBuilder group(Labels labels) {
+      GroupBuilder g = lastGroup;
+      if (g != null && g.labels.equals(labels)) {
+        return g;
+      }
+      g = null;
+      if (groupIndex != null) {
+        g = groupIndex.get(labels);
+      } else {
+        for (int i = 0; i < groupCount; i++) {
+          GroupBuilder c = groups.get(i);
+          if (c.labels.equals(labels)) {
+            g = c;
+            break;
+          }
+        }
+      }
+      if (g == null) {
+        if (groupCount < groups.size()) {
+          g = groups.get(groupCount);
+        } else {
+          g = new GroupBuilder();
+          groups.add(g);
+        }
+        groupCount++;
+        g.start(labels);
+        if (groupIndex != null) {
+          groupIndex.put(labels, g);
+        } else if (groupCount > LINEAR_GROUPS) {
+          groupIndex = new HashMap<>();
+          for (int i = 0; i < groupCount; i++) {
+            groupIndex.put(groups.get(i).labels, groups.get(i));
+          }
+        }
+      }
+      lastGroup = g;
+      return g;
+    }
+  }
+
+  /** One histogram or summary series being assembled; reused from parse to parse. */
+  private static final class GroupBuilder {
+    Labels labels;
+    double[] bounds = new double[16];
+    double[] values = new double[16];
+    int n;
+    double sum;
+    double count;
+    double created;
+    /** The bounds this builder last returned, shared with the next parse when they are equal. */
+    double[] lastBounds;
+
+    void start(Labels labels) {
+      this.labels = labels;
+      n = 0;
+      sum = Double.NaN;
+      count = Double.NaN;
+      created = Double.NaN;
+    }
+
+    void add(double bound, double value) {
+      if (n == bounds.length) {
+        bounds = Arrays.copyOf(bounds, n * 2);
+        values = Arrays.copyOf(values, n * 2);
+      }
+      bounds[n] = bound;
+      values[n++] = value;
+    }
+
+    /** Sorts by bound, keeping equal bounds in the order written; usually already sorted. */
+    void sort() {
+      for (int i = 1; i < n; i++) {
+        double b = bounds[i];
+        double v = values[i];
+        int j = i - 1;
+        while (j >= 0 && bounds[j] > b) {
+          bounds[j + 1] = bounds[j];
+          values[j + 1] = values[j];
+          j--;
+        }
+        bounds[j + 1] = b;
+        values[j + 1] = v;
+      }
+    }
+
+    /** The sorted bounds as an array of their own: the previous one when equal. */
+    double[] boundsCopy() {
+      if (lastBounds != null && lastBounds.length == n && Arrays.equals(lastBounds, 0, n, bounds, 0, n)) {
+        return lastBounds;
+      }
+      lastBounds = n == 0 ? NO_DOUBLES : Arrays.copyOf(bounds, n);
+      return lastBounds;
+    }
+
+    double[] valuesCopy() {
+      return n == 0 ? NO_DOUBLES : Arrays.copyOf(values, n);
+    }
   }
 }

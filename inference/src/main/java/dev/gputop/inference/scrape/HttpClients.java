@@ -1,6 +1,7 @@
 package dev.gputop.inference.scrape;
 
 import dev.gputop.config.TlsConfig;
+import dev.gputop.config.credentials.LazyDefaultSslContext;
 import java.io.IOException;
 import java.net.http.HttpClient;
 import java.nio.file.Files;

@@ -3,6 +3,7 @@ package dev.gputop.inference.scrape;
 import dev.gputop.config.Clock;
 import dev.gputop.config.ScrapeConfig;
 import dev.gputop.config.TlsConfig;
+import dev.gputop.config.credentials.LazyDefaultSslContext;
 import dev.gputop.inference.scrape.ScrapeResult.Outcome;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.trace.Span;
@@ -90,7 +91,7 @@ public final class HttpScraper implements Scraper {
   private final Semaphore slots;
   private final Set<ScrapeCall> running = ConcurrentHashMap.newKeySet();
   private final Set<String> insecureWarned = ConcurrentHashMap.newKeySet();
-  private final FailureLog failureLog = new FailureLog(logger);
+  private final ScrapeFailureLog failureLog;
   private final ProtocolBackoff backoff = new ProtocolBackoff();
   private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -103,6 +104,7 @@ public final class HttpScraper implements Scraper {
   public HttpScraper(ScrapeConfig config, Clock clock, OpenTelemetry openTelemetry) {
     this.config = Objects.requireNonNull(config, "config");
     this.clock = Objects.requireNonNull(clock, "clock");
+    this.failureLog = new ScrapeFailureLog(logger, clock);
     this.telemetry = new ScrapeTelemetry(Objects.requireNonNull(openTelemetry, "openTelemetry"));
     // The HTTP clients' own work (TLS, body delivery, our callbacks): idle threads end soon,
     // so a closed scraper leaves none behind for long.
@@ -192,7 +194,7 @@ public final class HttpScraper implements Scraper {
         Span started = span.get();
         telemetry.record(started != null ? started : telemetry.startScrape(cycle, target),
             completed);
-        failureLog.record(completed.result(), clock.nanoTime());
+        failureLog.record(completed.result());
       }));
       calls.add(call);
       if (closed.get()) {

@@ -4,6 +4,14 @@ package dev.gputop.inference.stats;
  * The windowed statistics of one server (or of one model on it). Every field is null when the
  * engine does not export it or the window can't compute it yet (N/A, never 0). Immutable.
  *
+ * <p>This record is the one declaration of the statistics fields: the JSON snapshot's {@code
+ * inference[]} and {@code models[]} entries write them inline ({@code @JsonUnwrapped} in {@code
+ * ServerEntry} and {@code ModelEntry}), in this order, and {@code SnapshotBuilder} hands the
+ * record on whole. To add a statistic: add the component here (and to {@link #EMPTY}), compute it
+ * in {@link WindowStatistics}, register its gauge in {@code InferenceMetrics} (the metric's name,
+ * unit and description live there, with docs/metrics.md), and describe it in
+ * docs/json-schema.md and agent's {@code snapshot.schema.json}. Nothing copies fields one by one.
+ *
  * @param running requests in the batch (newest scrape)
  * @param waiting requests queued for admission (newest scrape)
  * @param kvCacheUsage fraction of KV cache in use, 0–1 (newest scrape, the fullest rank)
@@ -18,6 +26,8 @@ package dev.gputop.inference.stats;
  * @param queue queue time
  * @param ttftApproxMean for an engine without a TTFT histogram (TGI): mean queue time plus mean
  *     prefill batch time over the window, an approximation of the mean TTFT; else null
+ * @param slo SLO attainment and burn rate per latency ({@link SloAttainment}); {@link
+ *     SloStats#NONE} when no target applies
  */
 public record ServerStats(
     Integer running,
@@ -32,9 +42,31 @@ public record ServerStats(
     LatencyStats itl,
     LatencyStats e2e,
     LatencyStats queue,
-    Double ttftApproxMean) {
+    Double ttftApproxMean,
+    SloStats slo) {
 
   /** Nothing known. */
-  public static final ServerStats EMPTY =
-      new ServerStats(null, null, null, null, null, null, null, null, null, null, null, null, null);
+  public static final ServerStats EMPTY = new ServerStats(
+      null, null, null, null, null, null, null, null, null, null, null, null, null, SloStats.NONE);
+
+  public ServerStats {
+    slo = slo == null ? SloStats.NONE : slo;
+  }
+
+  /** These statistics without SLOs (as {@link WindowStatistics} computes them). */
+  public ServerStats(Integer running, Integer waiting, Double kvCacheUsage, Double prefixHitRatio,
+      Double requestsPerSecond, Double promptTokensPerSecond, Double generationTokensPerSecond,
+      Double preemptionsPerSecond, LatencyStats ttft, LatencyStats itl, LatencyStats e2e,
+      LatencyStats queue, Double ttftApproxMean) {
+    this(running, waiting, kvCacheUsage, prefixHitRatio, requestsPerSecond, promptTokensPerSecond,
+        generationTokensPerSecond, preemptionsPerSecond, ttft, itl, e2e, queue, ttftApproxMean,
+        SloStats.NONE);
+  }
+
+  /** These statistics with {@code slo}. */
+  public ServerStats withSlo(SloStats slo) {
+    return new ServerStats(running, waiting, kvCacheUsage, prefixHitRatio, requestsPerSecond,
+        promptTokensPerSecond, generationTokensPerSecond, preemptionsPerSecond, ttft, itl, e2e,
+        queue, ttftApproxMean, slo);
+  }
 }

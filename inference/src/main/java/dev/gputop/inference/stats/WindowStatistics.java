@@ -1,5 +1,6 @@
 package dev.gputop.inference.stats;
 
+import dev.gputop.config.SloTargets;
 import dev.gputop.inference.engine.Concept;
 import dev.gputop.inference.engine.ConceptValues;
 import dev.gputop.inference.engine.HistogramSeries;
@@ -35,6 +36,17 @@ public final class WindowStatistics {
   private static final double[] QUANTILES = {0.5, 0.9, 0.99};
 
   private WindowStatistics() {}
+
+  /**
+   * The statistics of a server, or of one of its models, with its SLOs ({@link SloAttainment}).
+   *
+   * @param model the model to restrict to, or null for the whole server
+   * @param slo the targets that apply (resolved from {@code inference.slo})
+   */
+  public static ServerStats compute(ServerWindow window, String model, SloTargets slo) {
+    ServerStats stats = compute(window, model);
+    return slo == null || !slo.hasTargets() ? stats : stats.withSlo(SloAttainment.compute(window, model, slo));
+  }
 
   /**
    * The statistics of a server, or of one of its models.
@@ -258,8 +270,62 @@ public final class WindowStatistics {
   }
 
   private static LatencyStats latency(Range r, Concept c, String model) {
+    Buckets g = buckets(r, c, model);
+    if (g == null) {
+      return null;
+    }
+    if (!g.any() || Double.isNaN(g.countIncrease())) {
+      return NOT_YET; // exported, but no histogram has two scrapes in the window yet
+    }
+    double countInc = g.countIncrease();
+    if (countInc <= 0) {
+      return new LatencyStats(null, null, null, null, 0L);
+    }
+    Double[] q = new Double[QUANTILES.length];
+    for (int i = 0; i < QUANTILES.length; i++) {
+      double x = HistogramQuantile.quantile(QUANTILES[i], g.bounds(), g.rates());
+      q[i] = Double.isFinite(x) ? x : null;
+    }
+    Double mean = Double.isFinite(g.sumIncrease()) ? g.sumIncrease() / countInc : null;
+    return new LatencyStats(mean, q[0], q[1], q[2], Math.round(countInc));
+  }
+
+  /**
+   * One latency histogram over the window, summed over its series (engines, ranks, models) the
+   * way PromQL's {@code sum by (le)} sums them. Immutable by contract (the arrays are not shared).
+   *
+   * @param bounds the bucket bounds of every layout seen, appended layout after layout (equal
+   *     bounds are summed by whoever reads them, as {@code sum by (le)} would)
+   * @param rates {@code rate(x_bucket[window])} of each bound, summed over series
+   * @param countRate {@code sum(rate(x_count[window]))} ({@code +Inf} bucket when {@code _count}
+   *     is absent); NaN when unknown
+   * @param countIncrease Δ{@code _count}, raw increase with reset correction
+   * @param sumIncrease Δ{@code _sum}, likewise
+   * @param any whether some series had two scrapes in the window
+   */
+  public record Buckets(
+      double[] bounds, double[] rates, double countRate, double countIncrease, double sumIncrease,
+      boolean any) {}
+
+  /**
+   * The windowed buckets of a latency concept ({@code model} null for every model), or null when
+   * the server does not export it. {@link Buckets#any()} is false while no series has two
+   * scrapes in the window.
+   */
+  public static Buckets buckets(ServerWindow window, Concept c, String model) {
+    List<ServerWindow.Entry> entries = window.entries();
+    if (entries.isEmpty()) {
+      return null;
+    }
+    if (entries.size() < 2) {
+      return notYet(entries.get(0).scrape(), c, model) == null
+          ? null : new Buckets(new double[0], new double[0], Double.NaN, Double.NaN, Double.NaN, false);
+    }
+    return buckets(new Range(entries, window.rangeStartNanos()), c, model);
+  }
+
+  private static Buckets buckets(Range r, Concept c, String model) {
     Set<SeriesKey> keys = new LinkedHashSet<>();
-    HistogramSeries layoutOf = null;
     for (ServerWindow.Entry e : r.entries) {
       ConceptValues cv = e.scrape().get(c);
       if (cv == null) {
@@ -277,6 +343,7 @@ public final class WindowStatistics {
     int m = r.entries.size();
     double[] boundsAll = new double[0];
     double[] ratesAll = new double[0];
+    double countRate = 0;
     double countInc = 0;
     double sumInc = 0;
     boolean any = false;
@@ -303,8 +370,7 @@ public final class WindowStatistics {
       reverse(found, n);
       reverse(t, n);
       any = true;
-      layoutOf = found[n - 1];
-      double[] bounds = layoutOf.bounds();
+      double[] bounds = found[n - 1].bounds();
       // sum by (le): series with the bounds already gathered add bucket by bucket (the usual
       // case: every engine or rank has the same layout); another layout is appended, and
       // HistogramQuantile sorts and merges equal bounds by addition, which is the same sum.
@@ -325,24 +391,13 @@ public final class WindowStatistics {
         v[i] = found[i].observations();
       }
       countInc += Rate.rawIncrease(v, n);
+      countRate += Rate.rate(t, v, n, r.start, r.end);
       for (int i = 0; i < n; i++) {
         v[i] = found[i].sum();
       }
       sumInc += Rate.rawIncrease(v, n);
     }
-    if (!any || Double.isNaN(countInc)) {
-      return NOT_YET; // exported, but no histogram has two scrapes in the window yet
-    }
-    if (countInc <= 0) {
-      return new LatencyStats(null, null, null, null, 0L);
-    }
-    Double[] q = new Double[QUANTILES.length];
-    for (int i = 0; i < QUANTILES.length; i++) {
-      double x = HistogramQuantile.quantile(QUANTILES[i], boundsAll, ratesAll);
-      q[i] = Double.isFinite(x) ? x : null;
-    }
-    Double mean = Double.isFinite(sumInc) ? sumInc / countInc : null;
-    return new LatencyStats(mean, q[0], q[1], q[2], Math.round(countInc));
+    return new Buckets(boundsAll, ratesAll, countRate, countInc, sumInc, any);
   }
 
   private static void reverse(double[] a, int n) {

@@ -87,4 +87,24 @@ public final class Layouts {
   public static final int VALUE_TYPE_SLONGLONG = 4;
   public static final int VALUE_TYPE_SINT = 5;
   public static final int VALUE_TYPE_USHORT = 6;
+
+  public static final int EVENT_DATA_SIZE = 32;
+  public static final int EVENT_DATA_V1_SIZE = 24;
+  /** {@code nvmlEventTypeXidCriticalError}. */
+  public static final long EVENT_TYPE_XID_CRITICAL_ERROR = 0x8L;
+  /** {@code NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS} and {@code _DOUBLE_BIT_ECC_ERROR}. */
+  public static final int RETIREMENT_CAUSE_SINGLE_BIT = 0;
+  public static final int RETIREMENT_CAUSE_DOUBLE_BIT = 1;
+  /**
+   * {@code NVML_NVLINK_MAX_LINKS} of the newest header (13.3: 36; 12.x: 18; 11.x: 12): links are
+   * probed up to this many, stopping at the first the driver refuses.
+   */
+  public static final int NVLINK_MAX_LINKS = 36;
+  /** {@code nvmlNvLinkErrorCounter_t}: DL_REPLAY, DL_RECOVERY, DL_CRC_FLIT, DL_CRC_DATA. */
+  public static final int NVLINK_ERROR_DL_REPLAY = 0;
+  public static final int NVLINK_ERROR_DL_RECOVERY = 1;
+  public static final int NVLINK_ERROR_DL_CRC_FLIT = 2;
+  public static final int NVLINK_ERROR_DL_CRC_DATA = 3;
+  /** {@code nvmlEventSetWait} timeout in milliseconds the event thread uses: short, so close() is prompt. */
+  public static final int EVENT_WAIT_MILLIS = 1000;
 }

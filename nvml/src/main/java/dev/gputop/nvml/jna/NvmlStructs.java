@@ -4,10 +4,12 @@ import com.sun.jna.Structure;
 import com.sun.jna.Structure.FieldOrder;
 
 /**
- * The nvml.h structs the agent reads, declared as JNA structures with the header's field order.
- * JNA lays them out with the platform's C alignment, which on x86_64 Linux and Windows x64 gives
- * the same sizes and offsets as gcc does for nvml.h (NVML.md section 4); {@link Layouts} holds the
- * offsets the sampler reads raw memory with, and the tests check both against each other.
+ * The nvml.h structs the binding passes to single calls, declared as JNA structures with the
+ * header's field order. JNA lays them out with the platform's C alignment, which on x86_64 Linux
+ * and Windows x64 gives the same sizes and offsets as gcc does for nvml.h (NVML.md section 4).
+ * Arrays whose entry size depends on the driver (process lists, utilization samples) are read as
+ * raw memory with the offsets of {@link Layouts} instead; the tests check those offsets against
+ * JNA's layout of the same structs.
  * Not thread-safe (JNA structures are mutable buffers).
  */
 public final class NvmlStructs {
@@ -73,46 +75,6 @@ public final class NvmlStructs {
     public int temperature;
   }
 
-  /** {@code nvmlProcessInfo_v1_t}: 16 bytes, drivers before R450. */
-  @FieldOrder({"pid", "usedGpuMemory"})
-  public static final class ProcessInfoV1 extends Inspectable {
-    public int pid;
-    public long usedGpuMemory;
-  }
-
-  /** {@code nvmlProcessInfo_v2_t} (= {@code nvmlProcessInfo_t}): 24 bytes. */
-  @FieldOrder({"pid", "usedGpuMemory", "gpuInstanceId", "computeInstanceId"})
-  public static final class ProcessInfoV2 extends Inspectable {
-    public int pid;
-    /** Bytes, or ULLONG_MAX when not available (Windows WDDM). */
-    public long usedGpuMemory;
-    /** 0xFFFFFFFF when not on a MIG instance. */
-    public int gpuInstanceId;
-    public int computeInstanceId;
-  }
-
-  /** {@code nvmlProcessDetail_v1_t}: 32 bytes; what R535.43-535.86 wrote from the {@code _v3} call. */
-  @FieldOrder({"pid", "usedGpuMemory", "gpuInstanceId", "computeInstanceId", "usedGpuCcProtectedMemory"})
-  public static final class ProcessDetailV1 extends Inspectable {
-    public int pid;
-    public long usedGpuMemory;
-    public int gpuInstanceId;
-    public int computeInstanceId;
-    public long usedGpuCcProtectedMemory;
-  }
-
-  /** {@code nvmlProcessUtilizationSample_t}: 32 bytes. */
-  @FieldOrder({"pid", "timeStamp", "smUtil", "memUtil", "encUtil", "decUtil"})
-  public static final class ProcessUtilizationSample extends Inspectable {
-    public int pid;
-    /** CPU timestamp in microseconds. */
-    public long timeStamp;
-    public int smUtil;
-    public int memUtil;
-    public int encUtil;
-    public int decUtil;
-  }
-
   /** {@code nvmlFieldValue_t}: 40 bytes; the 8-byte value union is read as a long at offset 32. */
   @FieldOrder({"fieldId", "scopeId", "timestamp", "latencyUsec", "valueType", "nvmlReturn", "value"})
   public static final class FieldValue extends Inspectable {
@@ -123,5 +85,27 @@ public final class NvmlStructs {
     public int valueType;
     public int nvmlReturn;
     public long value;
+  }
+
+  /**
+   * {@code nvmlEventData_t}: 32 bytes since R450 ({@code nvmlEventSetWait_v2}); v1 writes only the
+   * first 24 (device, eventType, eventData), so the instance ids are reset before each wait.
+   */
+  @FieldOrder({"device", "eventType", "eventData", "gpuInstanceId", "computeInstanceId"})
+  public static final class EventData extends Inspectable {
+    /** The {@code nvmlDevice_t} the event is for. */
+    public com.sun.jna.Pointer device;
+    /** One of the {@code nvmlEventType*} bits, e.g. {@link Layouts#EVENT_TYPE_XID_CRITICAL_ERROR}. */
+    public long eventType;
+    /** For an Xid critical error, the Xid; 999 for an unknown Xid; 0 for other events. */
+    public long eventData;
+    /** 0xFFFFFFFF unless MIG is on and the Xid is attributable to a GPU instance. */
+    public int gpuInstanceId;
+    public int computeInstanceId;
+
+    /** The handle of the event's device, or null. */
+    public DeviceHandle deviceHandle() {
+      return DeviceHandle.of(device);
+    }
   }
 }

@@ -38,8 +38,17 @@ public enum Symbol {
   MIG_MODE("nvmlDeviceGetMigMode"),
   MAX_MIG_DEVICE_COUNT("nvmlDeviceGetMaxMigDeviceCount"),
   MIG_DEVICE_HANDLE_BY_INDEX("nvmlDeviceGetMigDeviceHandleByIndex"),
-  GPU_INSTANCE_ID("nvmlDeviceGetGpuInstanceId"),
-  COMPUTE_INSTANCE_ID("nvmlDeviceGetComputeInstanceId"),
+  REMAPPED_ROWS("nvmlDeviceGetRemappedRows"),
+  RETIRED_PAGES("nvmlDeviceGetRetiredPages_v2", "nvmlDeviceGetRetiredPages"),
+  RETIRED_PAGES_PENDING("nvmlDeviceGetRetiredPagesPendingStatus"),
+  PCIE_REPLAY_COUNTER("nvmlDeviceGetPcieReplayCounter"),
+  NVLINK_STATE("nvmlDeviceGetNvLinkState"),
+  NVLINK_ERROR_COUNTER("nvmlDeviceGetNvLinkErrorCounter"),
+  EVENT_SET_CREATE("nvmlEventSetCreate"),
+  REGISTER_EVENTS("nvmlDeviceRegisterEvents"),
+  /** {@code _v2} (R450+) fills the 32-byte {@code nvmlEventData_t}; v1 only its first 24 bytes. */
+  EVENT_SET_WAIT("nvmlEventSetWait_v2", "nvmlEventSetWait"),
+  EVENT_SET_FREE("nvmlEventSetFree"),
   /** Only probed: with {@link #RUNNING_PROCESS_DETAIL_LIST} it tells the R535-early driver apart. */
   CONF_COMPUTE_MEM_SIZE_INFO("nvmlDeviceGetConfComputeMemSizeInfo"),
   /** Only probed: drivers that have it use 24-byte entries in {@code _v3}. */

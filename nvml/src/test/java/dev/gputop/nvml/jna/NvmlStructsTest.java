@@ -14,11 +14,23 @@ class NvmlStructsTest {
     assertThat(new NvmlStructs.MemoryV2().size()).isEqualTo(40).isEqualTo(Layouts.MEMORY_V2_SIZE);
     assertThat(new NvmlStructs.Utilization().size()).isEqualTo(8);
     assertThat(new NvmlStructs.Temperature().size()).isEqualTo(12).isEqualTo(Layouts.TEMPERATURE_V1_SIZE);
-    assertThat(new NvmlStructs.ProcessInfoV1().size()).isEqualTo(16).isEqualTo(Layouts.PROCESS_INFO_V1_SIZE);
-    assertThat(new NvmlStructs.ProcessInfoV2().size()).isEqualTo(24).isEqualTo(Layouts.PROCESS_INFO_V2_SIZE);
-    assertThat(new NvmlStructs.ProcessDetailV1().size()).isEqualTo(32).isEqualTo(Layouts.PROCESS_DETAIL_V1_SIZE);
-    assertThat(new NvmlStructs.ProcessUtilizationSample().size()).isEqualTo(32).isEqualTo(Layouts.PROCESS_SAMPLE_SIZE);
+    assertThat(new RawEntryStructs.ProcessInfoV1().size()).isEqualTo(16).isEqualTo(Layouts.PROCESS_INFO_V1_SIZE);
+    assertThat(new RawEntryStructs.ProcessInfoV2().size()).isEqualTo(24).isEqualTo(Layouts.PROCESS_INFO_V2_SIZE);
+    assertThat(new RawEntryStructs.ProcessDetailV1().size()).isEqualTo(32).isEqualTo(Layouts.PROCESS_DETAIL_V1_SIZE);
+    assertThat(new RawEntryStructs.ProcessUtilizationSample().size()).isEqualTo(32).isEqualTo(Layouts.PROCESS_SAMPLE_SIZE);
     assertThat(new NvmlStructs.FieldValue().size()).isEqualTo(40).isEqualTo(Layouts.FIELD_VALUE_SIZE);
+  }
+
+  @Test
+  void eventData_matchesNvmlHeaderV2AndV1Prefix() {
+    NvmlStructs.EventData e = new NvmlStructs.EventData();
+    assertThat(e.size()).isEqualTo(32).isEqualTo(Layouts.EVENT_DATA_SIZE);
+    assertThat(e.offsetOf("device")).isZero();
+    assertThat(e.offsetOf("eventType")).isEqualTo(8);
+    assertThat(e.offsetOf("eventData")).isEqualTo(16);
+    // nvmlEventSetWait (v1) writes only the first 24 bytes: the instance ids come after them.
+    assertThat(e.offsetOf("gpuInstanceId")).isEqualTo(Layouts.EVENT_DATA_V1_SIZE);
+    assertThat(e.offsetOf("computeInstanceId")).isEqualTo(28);
   }
 
   @Test
@@ -50,17 +62,17 @@ class NvmlStructsTest {
 
     for (NvmlStructs.Inspectable process :
         new NvmlStructs.Inspectable[] {
-          new NvmlStructs.ProcessInfoV1(), new NvmlStructs.ProcessInfoV2(), new NvmlStructs.ProcessDetailV1()
+          new RawEntryStructs.ProcessInfoV1(), new RawEntryStructs.ProcessInfoV2(), new RawEntryStructs.ProcessDetailV1()
         }) {
       assertThat(process.offsetOf("pid")).isEqualTo(Layouts.PROCESS_PID);
       assertThat(process.offsetOf("usedGpuMemory")).isEqualTo(Layouts.PROCESS_USED_MEMORY);
     }
-    NvmlStructs.ProcessDetailV1 detail = new NvmlStructs.ProcessDetailV1();
+    RawEntryStructs.ProcessDetailV1 detail = new RawEntryStructs.ProcessDetailV1();
     assertThat(detail.offsetOf("gpuInstanceId")).isEqualTo(Layouts.PROCESS_GPU_INSTANCE_ID);
     assertThat(detail.offsetOf("computeInstanceId")).isEqualTo(Layouts.PROCESS_COMPUTE_INSTANCE_ID);
     assertThat(detail.offsetOf("usedGpuCcProtectedMemory")).isEqualTo(24);
 
-    NvmlStructs.ProcessUtilizationSample sample = new NvmlStructs.ProcessUtilizationSample();
+    RawEntryStructs.ProcessUtilizationSample sample = new RawEntryStructs.ProcessUtilizationSample();
     assertThat(sample.offsetOf("pid")).isEqualTo(Layouts.PROCESS_SAMPLE_PID);
     assertThat(sample.offsetOf("timeStamp")).isEqualTo(Layouts.PROCESS_SAMPLE_TIMESTAMP);
     assertThat(sample.offsetOf("smUtil")).isEqualTo(Layouts.PROCESS_SAMPLE_SM);

@@ -2,7 +2,11 @@ package dev.gputop.inference.discovery.kubernetes;
 
 import dev.gputop.config.Clock;
 import dev.gputop.config.KubernetesConfig;
-import dev.gputop.inference.scrape.TrustAllManager;
+import dev.gputop.config.credentials.BearerTokenFile;
+import dev.gputop.config.credentials.CredentialException;
+import dev.gputop.config.credentials.PemFiles;
+import dev.gputop.config.credentials.TrustAllManager;
+import dev.gputop.config.logging.FailureLog;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
@@ -13,18 +17,12 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.GeneralSecurityException;
-import java.security.KeyStore;
-import java.security.cert.Certificate;
-import java.security.cert.CertificateFactory;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.function.Function;
-import java.util.logging.Level;
 import java.util.logging.Logger;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManager;
-import javax.net.ssl.TrustManagerFactory;
 
 /**
  * The pods on this node, listed from the kubelet ({@code GET /pods}) or from the API server
@@ -57,7 +55,7 @@ public final class KubernetesPods implements PodLookup {
   private String problem = "pod list not fetched yet";
   private long lastAttempt;
   private boolean attempted;
-  private String lastLoggedError;
+  private final FailureLog failures;
 
   KubernetesPods(URI uri, String source, Path tokenFile, SSLContext ssl, Duration refresh, Clock clock) {
     this.uri = Objects.requireNonNull(uri, "uri");
@@ -65,6 +63,7 @@ public final class KubernetesPods implements PodLookup {
     this.tokenFile = tokenFile;
     this.refreshNanos = refresh.toNanos();
     this.clock = Objects.requireNonNull(clock, "clock");
+    this.failures = FailureLog.create(logger, clock);
     HttpClient.Builder b = HttpClient.newBuilder().connectTimeout(CONNECT_TIMEOUT).followRedirects(HttpClient.Redirect.NEVER);
     if (ssl != null) {
       b.sslContext(ssl);
@@ -133,18 +132,18 @@ public final class KubernetesPods implements PodLookup {
       PodList fresh = fetch();
       pods = fresh;
       problem = null;
-      if (lastLoggedError != null) {
-        logger.info("pod list from " + source + " available again (" + fresh.size() + " pods)");
-        lastLoggedError = null;
-      }
+      failures.success(source, "Pod list from " + source);
     } catch (IOException | RuntimeException e) {
-      String msg = "pod list from " + source + " failed: " + e.getMessage();
       if (pods == null) {
-        problem = msg;
+        problem = "pod list from " + source + " failed: " + e.getMessage();
       }
-      if (!msg.equals(lastLoggedError)) {
-        logger.log(Level.WARNING, msg + (pods == null ? "" : "; keeping the previous list"));
-        lastLoggedError = msg;
+      String reason = e instanceof IOException && e.getMessage() != null
+          ? e.getMessage() : FailureLog.reason(e);
+      if (e instanceof IOException) {
+        failures.failure(source, "Pod list from " + source,
+            reason + (pods == null ? "" : "; keeping the previous list"));
+      } else {
+        failures.failure(source, "Pod list from " + source, e);
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -194,10 +193,13 @@ public final class KubernetesPods implements PodLookup {
 
   private String readToken() throws IOException {
     if (tokenFile == null || !Files.isRegularFile(tokenFile)) {
-      return null;
+      return null; // outside a cluster, or a kubelet that needs no token
     }
-    String t = Files.readString(tokenFile, StandardCharsets.UTF_8).trim();
-    return t.isEmpty() ? null : t;
+    try {
+      return BearerTokenFile.read(tokenFile);
+    } catch (CredentialException e) {
+      throw new IOException(e.getMessage());
+    }
   }
 
   private static String stripSlash(String url) {
@@ -216,21 +218,11 @@ public final class KubernetesPods implements PodLookup {
       if (config.caFile() == null || !Files.isRegularFile(Path.of(config.caFile()))) {
         return null;
       }
-      KeyStore ks = KeyStore.getInstance(KeyStore.getDefaultType());
-      ks.load(null, null);
-      try (InputStream in = Files.newInputStream(Path.of(config.caFile()))) {
-        int i = 0;
-        for (Certificate c : CertificateFactory.getInstance("X.509").generateCertificates(in)) {
-          ks.setCertificateEntry("ca-" + i++, c);
-        }
-      }
-      TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-      tmf.init(ks);
-      SSLContext ctx = SSLContext.getInstance("TLS");
-      ctx.init(null, tmf.getTrustManagers(), null);
-      return ctx;
-    } catch (GeneralSecurityException | IOException e) {
-      throw new IllegalArgumentException("kubernetes.caFile " + config.caFile() + " can't be used: " + e.getMessage(), e);
+      return PemFiles.trustingOnly(config.caFile(), "kubernetes.caFile");
+    } catch (CredentialException e) {
+      throw new IllegalArgumentException(e.getMessage(), e);
+    } catch (java.security.GeneralSecurityException e) {
+      throw new IllegalArgumentException("cannot create the TLS context: " + e.getMessage(), e);
     }
   }
 }

@@ -1,4 +1,4 @@
-package dev.gputop.inference.scrape;
+package dev.gputop.config.credentials;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

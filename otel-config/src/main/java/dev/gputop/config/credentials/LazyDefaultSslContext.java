@@ -1,4 +1,4 @@
-package dev.gputop.inference.scrape;
+package dev.gputop.config.credentials;
 
 import java.security.KeyManagementException;
 import java.security.NoSuchAlgorithmException;

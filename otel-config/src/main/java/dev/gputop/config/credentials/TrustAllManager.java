@@ -1,4 +1,4 @@
-package dev.gputop.inference.scrape;
+package dev.gputop.config.credentials;
 
 import java.net.Socket;
 import java.security.cert.X509Certificate;

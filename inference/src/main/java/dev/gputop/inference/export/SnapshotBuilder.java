@@ -1,0 +1,198 @@
+package dev.gputop.inference.export;
+
+import dev.gputop.config.ExportedHistogram;
+import dev.gputop.config.HealthStatus;
+import dev.gputop.inference.stats.LatencyStats;
+import dev.gputop.inference.stats.ServerStats;
+import dev.gputop.inference.stats.SloStats;
+import dev.gputop.inference.window.ServerWindow;
+import io.opentelemetry.api.common.Attributes;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Builds one {@link InferenceSnapshot} from what a refresh learned about each server: the JSON
+ * entries (with their models), the gauge points, the {@code up} points, the re-exported
+ * histograms, the alerts, the serving overview, health and the PID owners. The one place that
+ * turns statistics into outputs; the receiver only hands it a {@link Server} per target.
+ *
+ * <p>Used by one thread for one refresh, then discarded. Not thread-safe.
+ */
+public final class SnapshotBuilder {
+
+  /** {@code source} of a server from {@code inference.endpoints}. */
+  public static final String CONFIGURED = "configured";
+
+  /** {@code source} of a server found by discovery. */
+  public static final String DISCOVERED = "discovered";
+
+  /** KV-cache usage from which a server with waiting requests raises {@code kv_cache_full}. */
+  public static final double KV_CACHE_FULL = 0.95;
+
+  private final List<ServerEntry> entries = new ArrayList<>();
+  private final List<StatsPoint> points = new ArrayList<>();
+  private final List<StatsPoint> modelPoints = new ArrayList<>();
+  private final Map<Attributes, Long> up = new HashMap<>();
+  private final List<ExportedHistogram> histograms = new ArrayList<>();
+  private final List<Alert> alerts = new ArrayList<>();
+  private final List<String> unhealthy = new ArrayList<>();
+  private final Map<Long, String> owners = new HashMap<>();
+
+  /**
+   * What one refresh learned about one server.
+   *
+   * @param name the server's name
+   * @param url its metrics URL
+   * @param source {@link #CONFIGURED} or {@link #DISCOVERED}
+   * @param gpus NVML indices of the GPUs its processes use
+   * @param pids its processes
+   * @param engine the engine's id
+   * @param engineKnown whether the engine was recognized (only then are histograms re-exported)
+   * @param state {@code up}, {@code down} or {@code starting}
+   * @param error why the last scrape failed, or null
+   * @param stats the server's statistics ({@link ServerStats#EMPTY} while down)
+   * @param models statistics per served model, in the server's order; empty unless it serves
+   *     several
+   * @param window the server's window, for the re-exported histograms
+   */
+  public record Server(
+      String name,
+      String url,
+      String source,
+      List<Integer> gpus,
+      List<Long> pids,
+      String engine,
+      boolean engineKnown,
+      String state,
+      String error,
+      ServerStats stats,
+      Map<String, ServerStats> models,
+      ServerWindow window) {
+
+    public Server {
+      Objects.requireNonNull(name, "name");
+      Objects.requireNonNull(stats, "stats");
+      models = new LinkedHashMap<>(models);
+    }
+
+    boolean down() {
+      return "down".equals(state);
+    }
+  }
+
+  /** Adds one server, in target order. */
+  public void add(Server s) {
+    List<ModelEntry> models = new ArrayList<>(s.models().size());
+    for (Map.Entry<String, ServerStats> m : s.models().entrySet()) {
+      models.add(new ModelEntry(m.getKey(), s.engine(), s.state(), null, m.getValue()));
+      modelPoints.add(StatsPoint.of(s.name(), s.engine(), m.getKey(), m.getValue()));
+    }
+    entries.add(new ServerEntry(s.name(), s.engine(), s.url(), s.source(), s.state(), s.error(),
+        s.gpus(), s.pids(), s.stats(), models));
+    points.add(StatsPoint.of(s.name(), s.engine(), null, s.stats()));
+    up.put(StatsPoint.upAttributes(s.name(), s.engine(), s.state()), s.down() ? 0L : 1L);
+    if (!s.down() && s.engineKnown()) {
+      histograms.addAll(HistogramExports.of(s.name(), s.engine(), s.window()));
+    }
+    for (Long pid : s.pids()) {
+      owners.putIfAbsent(pid, s.name());
+    }
+    ServerStats stats = s.stats();
+    if (stats.kvCacheUsage() != null && stats.kvCacheUsage() >= KV_CACHE_FULL
+        && stats.waiting() != null && stats.waiting() > 0) {
+      alerts.add(new Alert("kv_cache_full", s.name(), String.format(Locale.ROOT,
+          "KV cache %.0f%% used while %d requests wait", stats.kvCacheUsage() * 100, stats.waiting())));
+    }
+    String breach = sloBreach(stats);
+    if (breach != null) {
+      alerts.add(new Alert("slo_breach", s.name(), breach));
+    }
+    if (CONFIGURED.equals(s.source()) && s.down()) {
+      String why = "configured endpoint " + s.name() + " (" + s.url() + ") can't be scraped: " + s.error();
+      alerts.add(new Alert("inference_unhealthy", s.name(), why));
+      unhealthy.add(why);
+    }
+  }
+
+  /**
+   * The {@code slo_breach} message of a server's total, or null: every SLO whose attainment is
+   * under its objective while at least {@code minRequests} requests of that latency completed in
+   * the window.
+   */
+  static String sloBreach(ServerStats stats) {
+    SloStats slo = stats.slo();
+    SloStats.Value[] values = slo.values();
+    LatencyStats[] latencies = {stats.ttft(), stats.itl(), stats.e2e(), stats.queue()};
+    StringBuilder why = new StringBuilder();
+    for (int i = 0; i < values.length; i++) {
+      SloStats.Value v = values[i];
+      LatencyStats l = latencies[i];
+      if (v == null || v.attainment() == null || !(v.attainment() < v.objective())
+          || l == null || l.count() == null || l.count() < slo.minRequests()) {
+        continue;
+      }
+      why.append(why.length() == 0 ? "" : "; ").append(String.format(Locale.ROOT,
+          "%s: %.1f%% of %d requests within %s, objective %s (burn rate %.1fx)",
+          StatsPoint.SLO_KINDS.get(i), v.attainment() * 100, l.count(), seconds(v.target()),
+          percent(v.objective()), v.burnRate()));
+    }
+    return why.length() == 0 ? null : "SLO breached: " + why;
+  }
+
+  private static String seconds(double s) {
+    return s < 1 ? String.format(Locale.ROOT, "%.0f ms", s * 1000) : String.format(Locale.ROOT, "%.3g s", s);
+  }
+
+  private static String percent(double f) {
+    return new java.math.BigDecimal(Double.toString(f * 100)).stripTrailingZeros().toPlainString() + "%";
+  }
+
+  /** The snapshot of every server added, with this refresh's discovery section. */
+  public InferenceSnapshot build(DiscoverySection discovery) {
+    List<StatsPoint> all = new ArrayList<>(points);
+    all.addAll(modelPoints);
+    HealthStatus health = unhealthy.isEmpty() ? HealthStatus.healthy() : HealthStatus.unhealthy(unhealthy);
+    return new InferenceSnapshot(entries, overview(entries), alerts, discovery, health, all, up,
+        histograms, owners);
+  }
+
+  /**
+   * {@code overview.serving}: the worst TTFT p99 and ITL p50, and the totals of generation
+   * throughput and waiting requests, over the servers that have them.
+   */
+  public static ServingOverview overview(List<ServerEntry> servers) {
+    Double worstTtft = null;
+    Double worstItl = null;
+    Double generation = null;
+    Integer waiting = null;
+    Double worstSlo = null;
+    for (ServerEntry e : servers) {
+      ServerStats s = e.stats();
+      Double w = s.slo().worstAttainment();
+      if (w != null) {
+        worstSlo = worstSlo == null ? w : Math.min(worstSlo, w);
+      }
+      worstTtft = max(worstTtft, s.ttft() == null ? null : s.ttft().p99());
+      worstItl = max(worstItl, s.itl() == null ? null : s.itl().p50());
+      if (s.generationTokensPerSecond() != null) {
+        generation = (generation == null ? 0 : generation) + s.generationTokensPerSecond();
+      }
+      if (s.waiting() != null) {
+        waiting = (waiting == null ? 0 : waiting) + s.waiting();
+      }
+    }
+    return new ServingOverview(worstTtft, worstItl, generation, waiting, worstSlo);
+  }
+
+  private static Double max(Double a, Double b) {
+    if (b == null) {
+      return a;
+    }
+    return a == null ? b : Math.max(a, b);
+  }
+}

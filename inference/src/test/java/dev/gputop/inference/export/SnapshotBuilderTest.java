@@ -1,0 +1,103 @@
+package dev.gputop.inference.export;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.gputop.config.HealthStatus;
+import dev.gputop.inference.stats.LatencyStats;
+import dev.gputop.inference.stats.ServerStats;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class SnapshotBuilderTest {
+
+  private static final LatencyStats L = new LatencyStats(0.1, 0.2, 0.3, 0.4, 7L);
+
+  private static SnapshotBuilder.Server server(String name, String source, String state,
+      ServerStats stats, Map<String, ServerStats> models) {
+    return new SnapshotBuilder.Server(name, "http://h:1/metrics", source, List.of(0), List.of(42L),
+        "vllm", false, state, "down".equals(state) ? "connection refused" : null, stats, models, null);
+  }
+
+  @Test
+  void entryJson_writesTheStatisticsInlineInSnapshotOrder() throws Exception {
+    ServerStats s = new ServerStats(5, 1, 0.61, 0.55, 4.0, 900.0, 1100.0, 0.3, L, L, L, L, 0.35);
+    Map<String, ServerStats> models = new LinkedHashMap<>();
+    models.put("a", s);
+    models.put("b", ServerStats.EMPTY);
+    SnapshotBuilder b = new SnapshotBuilder();
+    b.add(server("chat", SnapshotBuilder.CONFIGURED, "up", s, models));
+    InferenceSnapshot snap = b.build(new DiscoverySection(List.of(), List.of()));
+
+    JsonNode entry = new ObjectMapper().valueToTree(snap.servers().get(0));
+    assertThat(fieldNames(entry)).containsExactly("name", "engine", "url", "source", "state",
+        "error", "gpus", "pids", "running", "waiting", "kvCacheUsage", "prefixHitRatio",
+        "requestsPerSecond", "promptTokensPerSecond", "generationTokensPerSecond",
+        "preemptionsPerSecond", "ttft", "itl", "e2e", "queue", "ttftApproxMean", "slo", "models");
+    assertThat(entry.get("running").asInt()).isEqualTo(5);
+    assertThat(entry.get("ttft").get("p99").asDouble()).isEqualTo(0.4);
+    JsonNode model = entry.get("models").get(1);
+    assertThat(fieldNames(model)).containsExactly("name", "engine", "state", "error", "running",
+        "waiting", "kvCacheUsage", "prefixHitRatio", "requestsPerSecond", "promptTokensPerSecond",
+        "generationTokensPerSecond", "preemptionsPerSecond", "ttft", "itl", "e2e", "queue",
+        "ttftApproxMean", "slo");
+    assertThat(model.get("name").asText()).isEqualTo("b");
+    assertThat(model.get("running").isNull()).isTrue();
+  }
+
+  @Test
+  void build_pointsAreServerTotalsThenModels() {
+    ServerStats total = new ServerStats(3, null, null, null, null, null, null, null, null, null, null, null, null);
+    ServerStats a = new ServerStats(2, null, null, null, null, null, null, null, null, null, null, null, null);
+    SnapshotBuilder b = new SnapshotBuilder();
+    b.add(server("one", SnapshotBuilder.DISCOVERED, "up", total, Map.of("a", a, "b", a)));
+    b.add(server("two", SnapshotBuilder.DISCOVERED, "up", total, Map.of()));
+    InferenceSnapshot snap = b.build(new DiscoverySection(List.of(), List.of()));
+    assertThat(snap.points()).extracting(p -> p.attributes().get(StatsPoint.SERVER))
+        .containsExactly("one", "two", "one", "one");
+    assertThat(snap.owners()).containsEntry(42L, "one");
+    assertThat(snap.up()).hasSize(2).containsValue(1L);
+  }
+
+  @Test
+  void build_configuredDownIsUnhealthyWithAnAlert_fullKvCacheAlerts() {
+    ServerStats full = new ServerStats(4, 2, 0.97, null, null, null, null, null, null, null, null, null, null);
+    SnapshotBuilder b = new SnapshotBuilder();
+    b.add(server("gone", SnapshotBuilder.CONFIGURED, "down", ServerStats.EMPTY, Map.of()));
+    b.add(server("busy", SnapshotBuilder.DISCOVERED, "up", full, Map.of()));
+    b.add(server("lost", SnapshotBuilder.DISCOVERED, "down", ServerStats.EMPTY, Map.of()));
+    InferenceSnapshot snap = b.build(new DiscoverySection(List.of(), List.of()));
+    assertThat(snap.alerts()).extracting(Alert::name, Alert::server).containsExactly(
+        org.assertj.core.groups.Tuple.tuple("inference_unhealthy", "gone"),
+        org.assertj.core.groups.Tuple.tuple("kv_cache_full", "busy"));
+    assertThat(snap.alerts().get(1).message()).isEqualTo("KV cache 97% used while 2 requests wait");
+    assertThat(snap.health()).isEqualTo(HealthStatus.unhealthy(List.of(
+        "configured endpoint gone (http://h:1/metrics) can't be scraped: connection refused")));
+    assertThat(snap.up().values()).containsExactlyInAnyOrder(0L, 1L, 0L);
+  }
+
+  @Test
+  void overview_worstAndTotalsOverTheServersThatHaveThem() {
+    LatencyStats slow = new LatencyStats(0.5, 0.4, 0.8, 0.9, 3L);
+    ServerStats x = new ServerStats(null, 2, null, null, null, null, 100.0, null, L, slow, null, null, null);
+    ServerStats y = new ServerStats(null, 3, null, null, null, null, 50.0, null, slow, L, null, null, null);
+    SnapshotBuilder b = new SnapshotBuilder();
+    b.add(server("x", SnapshotBuilder.DISCOVERED, "up", x, Map.of()));
+    b.add(server("y", SnapshotBuilder.DISCOVERED, "up", y, Map.of()));
+    b.add(server("z", SnapshotBuilder.DISCOVERED, "down", ServerStats.EMPTY, Map.of()));
+    ServingOverview o = b.build(new DiscoverySection(List.of(), List.of())).overview();
+    assertThat(o).isEqualTo(new ServingOverview(0.9, 0.4, 150.0, 5, null));
+    assertThat(new SnapshotBuilder().build(new DiscoverySection(List.of(), List.of())).overview())
+        .isEqualTo(new ServingOverview(null, null, null, null, null));
+  }
+
+  private static List<String> fieldNames(JsonNode node) {
+    List<String> names = new ArrayList<>();
+    node.fieldNames().forEachRemaining(names::add);
+    return names;
+  }
+}

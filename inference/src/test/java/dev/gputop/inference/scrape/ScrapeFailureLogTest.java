@@ -1,0 +1,109 @@
+package dev.gputop.inference.scrape;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.gputop.config.Clock;
+import dev.gputop.inference.scrape.ScrapeResult.Outcome;
+import java.net.URI;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+class ScrapeFailureLogTest {
+
+  private static final long MINUTE = 60_000_000_000L;
+
+  private final Logger logger = Logger.getLogger("test.ScrapeFailureLogTest");
+  private final List<LogRecord> records = new CopyOnWriteArrayList<>();
+  private final Handler handler = new Handler() {
+    @Override
+    public void publish(LogRecord record) {
+      if (record.getLevel().intValue() >= Level.INFO.intValue()) {
+        records.add(record);
+      }
+    }
+
+    @Override
+    public void flush() {}
+
+    @Override
+    public void close() {}
+  };
+  private final ScrapeTarget target =
+      ScrapeTarget.of("vllm", URI.create("http://u:pw@127.0.0.1:8000/metrics"));
+
+  @BeforeEach
+  void attach() {
+    logger.setUseParentHandlers(false);
+    logger.addHandler(handler);
+  }
+
+  @AfterEach
+  void detach() {
+    logger.removeHandler(handler);
+  }
+
+  private final AtomicLong now = new AtomicLong();
+  private final Clock clock = new Clock() {
+    @Override
+    public long epochNanos() {
+      return now.get();
+    }
+
+    @Override
+    public long nanoTime() {
+      return now.get();
+    }
+  };
+
+  @Test
+  void record_repeatedFailure_warnsOnceThenOnceAMinute() {
+    ScrapeFailureLog log = new ScrapeFailureLog(logger, clock);
+    for (int i = 0; i < 41; i++) { // every 3 s for two minutes
+      now.set(i * 3_000_000_000L);
+      log.record(failure(Outcome.CONNECT_ERROR, "connect to 127.0.0.1:8000 refused"));
+    }
+
+    assertThat(records).extracting(LogRecord::getMessage).containsExactly(
+        "Scrape of 'vllm' (http://REDACTED:REDACTED@127.0.0.1:8000/metrics) failed: "
+            + "connect to 127.0.0.1:8000 refused",
+        "Scrape of 'vllm' (http://REDACTED:REDACTED@127.0.0.1:8000/metrics) still failing after "
+            + "1m (21 failures, 20 since the last report): connect to 127.0.0.1:8000 refused",
+        "Scrape of 'vllm' (http://REDACTED:REDACTED@127.0.0.1:8000/metrics) still failing after "
+            + "2m (41 failures, 20 since the last report): connect to 127.0.0.1:8000 refused");
+    assertThat(records).extracting(LogRecord::getLevel).containsOnly(Level.WARNING);
+    assertThat(records).extracting(LogRecord::getThrown).containsOnlyNulls();
+  }
+
+  @Test
+  void record_otherReasonThenRecovery_remindsWithTheLatestReasonAndRecoversOnce() {
+    ScrapeFailureLog log = new ScrapeFailureLog(logger, clock);
+    log.record(failure(Outcome.CONNECT_ERROR, "connect to 127.0.0.1:8000 refused"));
+    now.set(MINUTE / 2);
+    log.record(failure(Outcome.TIMEOUT, "timed out after 2s"));
+    now.set(MINUTE);
+    log.record(failure(Outcome.TIMEOUT, "timed out after 2s"));
+    now.set(MINUTE + 1_000_000_000L);
+    log.record(new ScrapeResult(target, Outcome.SUCCESS, new byte[0], 0, null, 0, 1, null));
+    log.record(new ScrapeResult(target, Outcome.SUCCESS, new byte[0], 0, null, 0, 1, null));
+
+    assertThat(records).extracting(LogRecord::getLevel)
+        .containsExactly(Level.WARNING, Level.WARNING, Level.INFO);
+    assertThat(records.get(1).getMessage()).endsWith("(3 failures, 2 since the last report): "
+        + "timed out after 2s");
+    assertThat(records.get(2).getMessage()).isEqualTo(
+        "Scrape of 'vllm' (http://REDACTED:REDACTED@127.0.0.1:8000/metrics) recovered after "
+            + "1m 1s (3 failures)");
+  }
+
+  private ScrapeResult failure(Outcome outcome, String message) {
+    return new ScrapeResult(target, outcome, null, 0, null, 0, 1, message);
+  }
+}

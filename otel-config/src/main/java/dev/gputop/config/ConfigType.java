@@ -1,0 +1,333 @@
+package dev.gputop.config;
+
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/**
+ * The type of one configuration key: how its YAML text is read and checked, how {@code
+ * check-config} writes it back, and how the configuration table shows its default. The readers
+ * throw {@link IllegalArgumentException} with a message that the loader prefixes with the key and
+ * its line. Stateless and thread-safe.
+ *
+ * @param <T> the Java type of the value
+ */
+public abstract class ConfigType<T> {
+
+  /** What the configuration table calls values of this type, e.g. "duration". */
+  private final String name;
+
+  private ConfigType(String name) {
+    this.name = name;
+  }
+
+  /** The type's name in the configuration table and in examples. */
+  public String name() {
+    return name;
+  }
+
+  /** Reads the scalar's text as written in the file (untrimmed). */
+  abstract T parse(String text);
+
+  /** The value as {@code check-config} prints it (a String, Boolean, Number, Map or null). */
+  Object write(T value) {
+    return value;
+  }
+
+  /** The value as the configuration table shows it, without backquotes. */
+  String doc(T value) {
+    return String.valueOf(write(value));
+  }
+
+  // ---------------------------------------------------------------- the types
+
+  /** {@code 500ms}, {@code 3s}, {@code 1.5m}, {@code 1h} or ISO-8601 {@code PT3S}; positive. */
+  public static final ConfigType<Duration> DURATION =
+      new ConfigType<>("duration") {
+        @Override
+        Duration parse(String s) {
+          Duration d;
+          try {
+            d = ConfigLoader.parseDuration(s.trim());
+          } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(
+                "expected a duration such as 500ms, 3s, 1m or 1h, not '" + s + "'");
+          }
+          if (d.isZero() || d.isNegative()) {
+            throw new IllegalArgumentException("must be positive, not '" + s + "'");
+          }
+          return d;
+        }
+
+        @Override
+        Object write(Duration d) {
+          return d == null ? null : formatDuration(d);
+        }
+      };
+
+  /** A positive whole number of bytes up to 2^63-1, with an optional Ki/Mi/Gi suffix. */
+  public static final ConfigType<Long> SIZE =
+      new ConfigType<>("size") {
+        @Override
+        Long parse(String s) {
+          return positive(s, Long.MAX_VALUE);
+        }
+
+        @Override
+        String doc(Long v) {
+          return binary(v);
+        }
+      };
+
+  /** A positive whole number up to 2^31-1, with an optional Ki/Mi/Gi suffix. */
+  public static final ConfigType<Integer> COUNT =
+      new ConfigType<>("count") {
+        @Override
+        Integer parse(String s) {
+          return (int) positive(s, Integer.MAX_VALUE);
+        }
+
+        @Override
+        String doc(Integer v) {
+          return binary(v);
+        }
+      };
+
+  /** A number strictly between 0 and 1, such as an SLO objective {@code 0.99}. */
+  public static final ConfigType<Double> FRACTION =
+      new ConfigType<>("fraction") {
+        @Override
+        Double parse(String s) {
+          double d;
+          try {
+            d = Double.parseDouble(s.trim());
+          } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("expected a number between 0 and 1 such as 0.99, not '" + s + "'");
+          }
+          if (!(d > 0 && d < 1)) {
+            throw new IllegalArgumentException("must lie strictly between 0 and 1, not '" + s + "'");
+          }
+          return d;
+        }
+      };
+
+  /** {@code true}/{@code false}, also {@code yes}/{@code no} and {@code on}/{@code off}. */
+  public static final ConfigType<Boolean> BOOLEAN =
+      new ConfigType<>("boolean") {
+        @Override
+        Boolean parse(String s) {
+          switch (s.trim().toLowerCase(Locale.ROOT)) {
+            case "true":
+            case "yes":
+            case "on":
+              return true;
+            case "false":
+            case "no":
+            case "off":
+              return false;
+            default:
+              throw new IllegalArgumentException("expected true or false, not '" + s + "'");
+          }
+        }
+      };
+
+  /** A boolean that may also be {@code auto} (read as null: the caller detects it). */
+  public static final ConfigType<Boolean> AUTO_BOOLEAN =
+      new ConfigType<>("boolean or auto") {
+        @Override
+        Boolean parse(String s) {
+          return "auto".equalsIgnoreCase(s) ? null : BOOLEAN.parse(s);
+        }
+
+        @Override
+        Object write(Boolean v) {
+          return v == null ? "auto" : v;
+        }
+      };
+
+  /** Any text, taken as written. */
+  public static final ConfigType<String> STRING =
+      new ConfigType<>("string") {
+        @Override
+        String parse(String s) {
+          return s;
+        }
+      };
+
+  /** {@code host:port} with a port of 0-65535, or {@code off}. */
+  public static final ConfigType<String> LISTEN =
+      new ConfigType<>("host:port or off") {
+        @Override
+        String parse(String listen) {
+          if ("off".equalsIgnoreCase(listen)) {
+            return listen;
+          }
+          int colon = listen.lastIndexOf(':');
+          if (colon <= 0 || colon == listen.length() - 1) {
+            throw new IllegalArgumentException("expected host:port (or 'off'), not '" + listen + "'");
+          }
+          try {
+            int port = Integer.parseInt(listen.substring(colon + 1));
+            if (port < 0 || port > 65535) {
+              throw new NumberFormatException();
+            }
+          } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("port must be 0-65535 in '" + listen + "'");
+          }
+          return listen;
+        }
+      };
+
+  /** An absolute {@code http} or {@code https} URL with a host. */
+  public static final ConfigType<java.net.URI> HTTP_URL =
+      new ConfigType<>("http(s) URL") {
+        @Override
+        java.net.URI parse(String text) {
+          java.net.URI url;
+          try {
+            url = new java.net.URI(text.trim());
+          } catch (java.net.URISyntaxException e) {
+            throw new IllegalArgumentException("not a valid URL: " + e.getMessage());
+          }
+          String scheme = url.getScheme() == null ? "" : url.getScheme().toLowerCase(Locale.ROOT);
+          if (!scheme.equals("http") && !scheme.equals("https")) {
+            throw new IllegalArgumentException("must be an http or https URL, not '" + text + "'");
+          }
+          if (url.getHost() == null) {
+            throw new IllegalArgumentException("has no host: '" + text + "'");
+          }
+          return url;
+        }
+
+        @Override
+        Object write(java.net.URI url) {
+          return url == null ? null : url.toString();
+        }
+      };
+
+  /**
+   * A mapping of {@code noun} names (e.g. header names) to string values that may reference the environment as {@code
+   * ${env:NAME}}; the values are secrets, printed by {@code check-config} as {@code <redacted>}.
+   */
+  public static ConfigType<Map<String, String>> secrets(String noun) {
+    return new SecretMap(noun);
+  }
+
+  /** One of an enum's constants, written in lower case. */
+  public static <E extends Enum<E>> ConfigType<E> oneOf(Class<E> type) {
+    E[] values = type.getEnumConstants();
+    String names = Arrays.stream(values).map(v -> "'" + lower(v) + "'").collect(Collectors.joining(", "));
+    int last = names.lastIndexOf(", ");
+    String choice = last < 0 ? names : names.substring(0, last) + " or " + names.substring(last + 2);
+    return new ConfigType<>("one of " + choice) {
+      @Override
+      E parse(String s) {
+        for (E v : values) {
+          if (lower(v).equals(s.toLowerCase(Locale.ROOT))) {
+            return v;
+          }
+        }
+        throw new IllegalArgumentException("must be " + choice + ", not '" + s + "'");
+      }
+
+      @Override
+      Object write(E v) {
+        return v == null ? null : lower(v);
+      }
+    };
+  }
+
+  /** The type of {@link #secrets}: read by the loader from a mapping, not from one scalar. */
+  static final class SecretMap extends ConfigType<Map<String, String>> {
+    static final String REDACTED = "<redacted>";
+
+    private SecretMap(String noun) {
+      super("mapping of " + noun + " names to values");
+    }
+
+    @Override
+    Map<String, String> parse(String text) {
+      throw new IllegalArgumentException("expected a " + name());
+    }
+
+    @Override
+    Object write(Map<String, String> value) {
+      Map<String, Object> out = new java.util.LinkedHashMap<>();
+      value.keySet().forEach(k -> out.put(k, REDACTED));
+      return out;
+    }
+
+    @Override
+    String doc(Map<String, String> value) {
+      return value.isEmpty() ? "none" : value.keySet().toString();
+    }
+  }
+
+  // ---------------------------------------------------------------- helpers
+
+  /** The shortest of the file's own duration forms: 1h, 2m, 3s or 500ms. */
+  public static String formatDuration(Duration d) {
+    long ms = d.toMillis();
+    if (ms % 3_600_000 == 0) {
+      return ms / 3_600_000 + "h";
+    }
+    if (ms % 60_000 == 0) {
+      return ms / 60_000 + "m";
+    }
+    if (ms % 1000 == 0) {
+      return ms / 1000 + "s";
+    }
+    return ms + "ms";
+  }
+
+  private static String lower(Enum<?> v) {
+    return v.name().toLowerCase(Locale.ROOT);
+  }
+
+  private static long positive(String s, long max) {
+    long v;
+    try {
+      v = parseSize(s.trim());
+    } catch (NumberFormatException | ArithmeticException e) {
+      throw new IllegalArgumentException("expected a positive whole number, not '" + s + "'");
+    }
+    if (v <= 0) {
+      throw new IllegalArgumentException("must be positive, not '" + s + "'");
+    }
+    if (v > max) {
+      throw new IllegalArgumentException("too large: '" + s + "'");
+    }
+    return v;
+  }
+
+  /** Whole numbers with an optional binary suffix: 1048576, 1Mi, 64Ki, 1Gi. */
+  private static long parseSize(String s) {
+    long mult = 1;
+    String lower = s.toLowerCase(Locale.ROOT);
+    if (lower.endsWith("ki")) {
+      mult = 1L << 10;
+    } else if (lower.endsWith("mi")) {
+      mult = 1L << 20;
+    } else if (lower.endsWith("gi")) {
+      mult = 1L << 30;
+    }
+    String digits = mult == 1 ? s : s.substring(0, s.length() - 2);
+    return Math.multiplyExact(Long.parseLong(digits.replace("_", "")), mult);
+  }
+
+  /** 16Mi, 64Ki or the plain number when it is no whole number of KiB. */
+  private static String binary(long v) {
+    if (v >= 1L << 30 && v % (1L << 30) == 0) {
+      return v / (1L << 30) + "Gi";
+    }
+    if (v >= 1L << 20 && v % (1L << 20) == 0) {
+      return v / (1L << 20) + "Mi";
+    }
+    if (v >= 1L << 10 && v % (1L << 10) == 0) {
+      return v / (1L << 10) + "Ki";
+    }
+    return Long.toString(v);
+  }
+}
