@@ -18,6 +18,7 @@ import picocli.CommandLine.Command;
       RunCommand.class,
       SnapshotCommand.class,
       DiscoverCommand.class,
+      EnginesCommand.class,
       CheckConfigCommand.class,
       GpusCommand.class,
       DemoCommand.class,
