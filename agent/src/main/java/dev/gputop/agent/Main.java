@@ -19,6 +19,7 @@ import picocli.CommandLine.Command;
       SnapshotCommand.class,
       DiscoverCommand.class,
       EnginesCommand.class,
+      ExplainCommand.class,
       CheckConfigCommand.class,
       GpusCommand.class,
       DemoCommand.class,
