@@ -101,6 +101,17 @@ public final class ConfigSchema {
           c -> c.inference().scrape().concurrency(),
           "most scrapes in flight at once");
 
+  public static final Key<AgentConfig, String> ENGINES_DIRECTORY =
+      key("inference.engines.directory", ConfigType.STRING, null,
+          c -> c.inference().engines().directory(),
+          "a directory of engine profile files (`*.yaml`, format in docs/engines/README.md): each"
+              + " adds an engine or replaces the built-in profile of the same `engine`");
+  public static final Key<AgentConfig, String> ENGINES_PROFILES =
+      key("inference.engines.profiles", ConfigType.STRING, null,
+          c -> c.inference().engines().profiles(),
+          "engine profiles written inline, as a YAML block scalar under this key, several separated"
+              + " by `---` lines; like the directory's files, and they win over them");
+
   public static final ListKey<EndpointConfig> ENDPOINTS =
       list("inference.endpoints", c -> c.inference().endpoints(),
           "servers scraped whether or not discovery finds them; one that can't be scraped makes the"
@@ -266,7 +277,9 @@ public final class ConfigSchema {
                 v.get(SCRAPE_MAX_SERIES),
                 v.get(SCRAPE_MAX_LABELS),
                 v.get(SCRAPE_CONCURRENCY)),
-            slo(v));
+            slo(v),
+            new EnginesConfig(v.get(ENGINES_DIRECTORY), v.get(ENGINES_PROFILES),
+                v.line(ENGINES_PROFILES.path())));
     NvmlConfig nvml = new NvmlConfig(v.get(NVML_ENABLED), v.get(NVML_LIBRARY));
     KubernetesConfig kubernetes =
         new KubernetesConfig(

@@ -302,7 +302,8 @@ class ConfigSchemaTest {
         "inference.discovery.enabled", "inference.discovery.scope", "inference.discovery.procRoot",
         "inference.scrape.timeout", "inference.scrape.maxBodyBytes",
         "inference.scrape.maxLineLength", "inference.scrape.maxSeries", "inference.scrape.maxLabels",
-        "inference.scrape.concurrency", "inference.slo.ttft", "inference.slo.itl",
+        "inference.scrape.concurrency", "inference.engines.directory",
+        "inference.engines.profiles", "inference.slo.ttft", "inference.slo.itl",
         "inference.slo.e2e", "inference.slo.queue", "inference.slo.objective",
         "inference.slo.minRequests", "nvml.enabled", "nvml.library", "kubernetes.enabled",
         "kubernetes.nodeName", "kubernetes.kubeletUrl", "kubernetes.apiServerUrl",
@@ -458,7 +459,7 @@ class ConfigSchemaTest {
     assertThat(tree.keySet()).containsExactly("refresh", "listen", "inference", "nvml", "kubernetes");
     @SuppressWarnings("unchecked")
     Map<String, Object> inference = (Map<String, Object>) tree.get("inference");
-    assertThat(inference.keySet()).containsExactly("enabled", "window", "discovery", "scrape", "endpoints", "slo");
+    assertThat(inference.keySet()).containsExactly("enabled", "window", "discovery", "scrape", "engines", "endpoints", "slo");
     assertThat(inference.get("scrape")).isEqualTo(Map.of("timeout", "2s", "maxBodyBytes", 16L << 20,
         "maxLineLength", 65536, "maxSeries", 200000, "maxLabels", 64, "concurrency", 8));
     @SuppressWarnings("unchecked")
