@@ -54,6 +54,25 @@ public final class ConfigSchema {
       key("listen", ConfigType.LISTEN, "127.0.0.1:9464", AgentConfig::listen,
           "`host:port` of the HTTP listener (`/metrics`, `/api/snapshot`, `/api/history`, `/healthz`,"
               + " the web page at `/`); `0.0.0.0:9464` for other hosts to scrape, port `0` for any free port, `off` to disable");
+  public static final Key<AgentConfig, String> LISTENER_TLS_CERT_FILE =
+      key("listener.tls.certFile", ConfigType.STRING, null, "none: plain HTTP",
+          c -> c.listener().certFile(),
+          "PEM server certificate chain, leaf first; with `keyFile`, the listener serves HTTPS; both files are re-read when they change");
+  public static final Key<AgentConfig, String> LISTENER_TLS_KEY_FILE =
+      key("listener.tls.keyFile", ConfigType.STRING, null, c -> c.listener().keyFile(),
+          "PEM (PKCS#8) private key of `certFile`");
+  public static final Key<AgentConfig, String> LISTENER_TLS_CLIENT_CA_FILE =
+      key("listener.tls.clientCaFile", ConfigType.STRING, null, c -> c.listener().clientCaFile(),
+          "PEM CAs: every client must present a certificate they signed (mutual TLS)");
+  public static final Key<AgentConfig, String> LISTENER_AUTH_BEARER_TOKEN_FILE =
+      key("listener.auth.bearerTokenFile", ConfigType.STRING, null, c -> c.listener().bearerTokenFile(),
+          "a file whose trimmed content clients must send as `Authorization: Bearer`; re-read when it changes");
+  public static final Key<AgentConfig, String> LISTENER_AUTH_BASIC_USERS_FILE =
+      key("listener.auth.basicUsersFile", ConfigType.STRING, null, c -> c.listener().basicUsersFile(),
+          "a file of `user:bcrypt-hash` lines (`htpasswd -nB user`) for HTTP basic authentication; re-read when it changes");
+  public static final Key<AgentConfig, List<String>> LISTENER_AUTH_EXEMPT_PATHS =
+      key("listener.auth.exemptPaths", ConfigType.PATHS, ListenerConfig.DEFAULT_EXEMPT_PATHS,
+          c -> c.listener().exemptPaths(), "paths served without authentication (probes)");
   public static final Key<AgentConfig, Boolean> INFERENCE_ENABLED =
       key("inference.enabled", ConfigType.BOOLEAN, true, c -> c.inference().enabled(),
           "the inference receiver");
@@ -296,7 +315,16 @@ public final class ConfigSchema {
       throw new ConfigException(REFRESH_NORMAL.name(), v.line(REFRESH_NORMAL.path()),
           "must not be longer than inference.window (" + inference.window() + ")");
     }
-    return new AgentConfig(refresh, v.get(LISTEN), inference, nvml, kubernetes);
+    return new AgentConfig(refresh, v.get(LISTEN), inference, nvml, kubernetes, listener(v));
+  }
+
+  private static ListenerConfig listener(ConfigValues v) {
+    // Checks across these keys are in ListenerConfig.validate (run by check-config and the
+    // listener): each key alone is a valid configuration in the per-key tests.
+    ListenerConfig l = new ListenerConfig(v.get(LISTENER_TLS_CERT_FILE), v.get(LISTENER_TLS_KEY_FILE),
+        v.get(LISTENER_TLS_CLIENT_CA_FILE), v.get(LISTENER_AUTH_BEARER_TOKEN_FILE),
+        v.get(LISTENER_AUTH_BASIC_USERS_FILE), v.get(LISTENER_AUTH_EXEMPT_PATHS));
+    return l;
   }
 
   private static List<EndpointConfig> endpoints(List<ConfigValues> elements) {
