@@ -440,11 +440,12 @@ class InferenceReceiverTest {
         String body = bodies.get(url);
         if (failure != null || body == null) {
           out.add(new ScrapeResult(t, ScrapeResult.Outcome.CONNECT_ERROR, null, 0, null,
-              clock.epochNanos(), 1_000_000, failure == null ? "no body" : failure));
+              clock.epochNanos(), clock.nanoTime(), 1_000_000,
+              failure == null ? "no body" : failure));
         } else {
           byte[] b = body.getBytes(StandardCharsets.UTF_8);
           out.add(new ScrapeResult(t, ScrapeResult.Outcome.SUCCESS, b, b.length,
-              "text/plain; version=0.0.4", clock.epochNanos(), 1_000_000, null));
+              "text/plain; version=0.0.4", clock.epochNanos(), clock.nanoTime(), 1_000_000, null));
         }
       }
       return out;
