@@ -80,7 +80,7 @@ class LiveViewIT {
       for (JsonNode s : snap.get("inference")) {
         withTtft += "up".equals(s.get("state").asText()) && s.path("ttft").path("p99").isNumber() ? 1 : 0;
       }
-      return snap.get("inference").size() == 4 && withTtft >= 2 && history("vllm-dp2").get("times").size() >= 5;
+      return snap.get("inference").size() == DemoReplicas.NAMES.size() && withTtft >= 2 && history("vllm-dp2").get("times").size() >= 5;
     });
   }
 
@@ -103,13 +103,13 @@ class LiveViewIT {
   void page_showsEveryServerTheOverviewTheAlertsAndTheGpus() throws Exception {
     WebDriver b = browser();
     b.get(url + "/");
-    await(Duration.ofSeconds(20), "the servers' table", () -> rows(b).size() == 4);
+    await(Duration.ofSeconds(20), "the servers' table", () -> rows(b).size() == DemoReplicas.NAMES.size());
     Set<String> names = new HashSet<>();
     for (JsonNode s : snapshot().get("inference")) {
       names.add(s.get("name").asText());
     }
     Set<String> shown = new HashSet<>(rows(b));
-    assertThat(shown).isEqualTo(names).containsExactlyInAnyOrder("vllm-dp2", "sglang-tp2", "tgi", "llamacpp");
+    assertThat(shown).isEqualTo(names).containsExactlyInAnyOrderElementsOf(DemoReplicas.NAMES);
     assertThat(text(b, "overview")).contains("Servers up").contains("worst TTFT p99")
         .contains("worst ITL p50").contains("generation").contains("waiting");
     // TGI exports no TTFT and llama.cpp no latency histograms: N/A, never 0
@@ -128,7 +128,7 @@ class LiveViewIT {
   void selectingAServer_showsTheSnapshotsLatenciesItsLoadAndChartsWithPoints() throws Exception {
     WebDriver b = browser();
     b.get(url + "/");
-    await(Duration.ofSeconds(20), "the servers' table", () -> rows(b).size() == 4);
+    await(Duration.ofSeconds(20), "the servers' table", () -> rows(b).size() == DemoReplicas.NAMES.size());
     js(b, "document.querySelector(\"#servers tr[data-server='vllm-dp2']\").click();");
     await(Duration.ofSeconds(10), "the link to change", () -> b.getCurrentUrl().endsWith("/?server=vllm-dp2"));
     await(Duration.ofSeconds(20), "the detail", () -> "vllm-dp2".equals(text(b, "detail-title")));
