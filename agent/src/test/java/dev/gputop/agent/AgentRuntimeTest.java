@@ -3,6 +3,7 @@ package dev.gputop.agent;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.gputop.testing.ManualClock;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.gputop.config.AgentConfig;
@@ -184,7 +185,7 @@ class AgentRuntimeTest {
 
   @Test
   void snapshot_withoutReceiversHasTheFixedShapeAndValidates() {
-    ManualClock clock = new ManualClock(Instant.parse("2026-03-04T05:06:07.891234Z").getEpochSecond() * 1_000_000_000L + 891_234_000L);
+    ManualClock clock = new ManualClock(0, Instant.parse("2026-03-04T05:06:07.891234Z").getEpochSecond() * 1_000_000_000L + 891_234_000L);
     AgentRuntime rt = AgentRuntime.builder(FAST).setProviders(List.of()).setClock(clock).build();
     runtimes.add(rt);
     rt.start();

@@ -7,8 +7,8 @@ import dev.gputop.config.ReceiverContext;
 import dev.gputop.config.ReceiverProvider;
 import dev.gputop.inference.discovery.ProcessDiscovery;
 import dev.gputop.inference.scrape.HttpScraper;
-import dev.gputop.nvml.GpuProcessSource;
-import dev.gputop.nvml.ProcessOwnerLookup;
+import dev.gputop.config.services.GpuProcessSource;
+import dev.gputop.config.services.ProcessOwnerLookup;
 
 /**
  * Creates the inference receiver ({@code inference.enabled}, on by default) with the real HTTP

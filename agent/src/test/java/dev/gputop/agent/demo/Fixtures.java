@@ -2,6 +2,7 @@ package dev.gputop.agent.demo;
 
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.gputop.testing.ManualClock;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
