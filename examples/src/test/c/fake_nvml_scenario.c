@@ -7,6 +7,10 @@
  *   FAKE_NVML_DEVICE_COUNT  number of GPUs
  *   FAKE_NVML_PROCESSES     pid:gpuIndex:usedBytes entries, comma-separated (as the fake reads them)
  *   FAKE_NVML_LOST          index of the GPU that is lost
+ *   FAKE_NVML_FAULTY        index of a GPU with memory and link faults: a failed and a pending
+ *                           row remap, two NVLink links, PCIe replays and NVLink CRC errors
+ *                           rising by 10 per second (Xid events come through FAKE_NVML_XID_FILE,
+ *                           which the fake itself reads)
  *
  * Build: gcc -shared -fPIC -O2 -o libnvidia-ml.so.1 fake_nvml.c fake_nvml_scenario.c
  */
@@ -39,4 +43,13 @@ __attribute__((constructor)) static void fake_nvml_scenario(void) {
     }
   }
   fake_nvml_set(atoi(lost), "lost", 1);
+  const char *faulty = getenv("FAKE_NVML_FAULTY");
+  if (faulty != NULL) {
+    int gpu = atoi(faulty);
+    fake_nvml_set(gpu, "remap.failed", 1);
+    fake_nvml_set(gpu, "remap.pending", 1);
+    fake_nvml_set(gpu, "remap.uncorrectable", 1);
+    fake_nvml_set(gpu, "nvlink.count", 2);
+    fake_nvml_set(gpu, "fault.rate", 10);
+  }
 }

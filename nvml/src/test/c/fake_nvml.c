@@ -109,6 +109,9 @@ typedef struct fake_device {
   unsigned int nvlinks;
   unsigned int nvlink_inactive[NVLINK_MAX];
   unsigned long long nvlink_errors[NVLINK_MAX][4];
+  /* faults per second of wall-clock time since init, added to the PCIe replays and to every
+     active link's CRC data errors as they are read (for end-to-end tests of "rising" alerts) */
+  unsigned int fault_rate;
 } fake_device;
 
 static fake_device pool[POOL];
@@ -270,6 +273,7 @@ static unsigned int *u32_field(fake_device *d, const char *f) {
   if (!strcmp(f, "retired.pending")) return &d->retired_pending;
   if (!strcmp(f, "pcie.replay")) return &d->pcie_replay;
   if (!strcmp(f, "nvlink.count")) return &d->nvlinks;
+  if (!strcmp(f, "fault.rate")) return &d->fault_rate;
   return NULL;
 }
 
@@ -280,7 +284,8 @@ static unsigned int *u32_field(fake_device *d, const char *f) {
  * power/power.limit (mW), temperature (C), fan (%), clock.graphics/.sm/.memory/.video (MHz),
  * mig.mode, lost (1 = fallen off the bus), memory.retirement (0 none, 1 retired pages, 2 row
  * remapping: the default), remap.correctable/.uncorrectable/.pending/.failed, retired.sbe/.dbe/
- * .pending, pcie.replay, nvlink.count (links, at most 36; 0 = no NVLink, the default). Returns 0,
+ * .pending, pcie.replay, nvlink.count (links, at most 36; 0 = no NVLink, the default), fault.rate
+ * (PCIe replays and CRC data errors of every active link added per second since init). Returns 0,
  * or -1 for an unknown field or device.
  */
 int fake_nvml_set(int dev, const char *field, long long value) {
@@ -868,10 +873,18 @@ nvmlReturn_t nvmlDeviceGetRetiredPagesPendingStatus(fake_device *dev, int *isPen
   return NVML_SUCCESS;
 }
 
+static unsigned long long grown(const fake_device *dev) {
+  if (dev->fault_rate == 0) return 0;
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  double seconds = (double) (now.tv_sec - started.tv_sec) + (now.tv_nsec - started.tv_nsec) / 1e9;
+  return (unsigned long long) (seconds * dev->fault_rate);
+}
+
 nvmlReturn_t nvmlDeviceGetPcieReplayCounter(fake_device *dev, unsigned int *value) {
   DEVICE_ENTRY(dev);
   if (dev->is_mig) return NVML_ERROR_NOT_SUPPORTED;
-  *value = dev->pcie_replay;
+  *value = dev->pcie_replay + (unsigned int) grown(dev);
   return NVML_SUCCESS;
 }
 
@@ -889,7 +902,7 @@ nvmlReturn_t nvmlDeviceGetNvLinkErrorCounter(fake_device *dev, unsigned int link
   if (dev->is_mig || dev->nvlinks == 0) return NVML_ERROR_NOT_SUPPORTED;
   if (link >= dev->nvlinks || link >= NVLINK_MAX || counter < 0 || counter > 4) return NVML_ERROR_INVALID_ARGUMENT;
   if (counter == 4) return NVML_ERROR_NOT_SUPPORTED;
-  *value = dev->nvlink_errors[link][counter];
+  *value = dev->nvlink_errors[link][counter] + (counter == 3 ? grown(dev) : 0);
   return NVML_SUCCESS;
 }
 

@@ -14,7 +14,9 @@ import org.junit.jupiter.api.Test;
 class AlertRulesTest {
 
   static final Set<String> REQUIRED_ALERTS =
-      Set.of("GputopKvCacheFull", "GputopInferenceEndpointUnhealthy", "GputopGpuFailed", "GputopAgentDown");
+      Set.of("GputopKvCacheFull", "GputopInferenceEndpointUnhealthy", "GputopGpuFailed", "GputopAgentDown",
+          "GputopGpuXid", "GputopGpuRowRemapFailed", "GputopGpuMemoryRepairPending", "GputopGpuPcieReplaysRising",
+          "GputopGpuNvLinkErrors");
 
   @Test
   void promtoolCheckRules_passes() {

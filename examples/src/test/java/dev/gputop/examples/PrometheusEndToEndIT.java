@@ -82,6 +82,9 @@ class PrometheusEndToEndIT {
   private static String agentInstance;
   private static JsonNode firstSnapshot;
   private static String discoveredName;
+  /** The fake NVML library reads Xid events appended to this file (FAKE_NVML_XID_FILE). */
+  private static Path xidFile;
+  private static boolean xidFired;
   private static Map<String, String> variables = Map.of();
   private static Map<String, List<JsonNode>> lastResults = Map.of();
 
@@ -165,6 +168,11 @@ class PrometheusEndToEndIT {
     long vllmPid = replicas.process.pid();
     agent.environment().put("FAKE_NVML_DEVICE_COUNT", "3");
     agent.environment().put("FAKE_NVML_LOST", "2");
+    // GPU 0 has memory and link faults (a failed and a pending row remap, rising PCIe replays and
+    // NVLink errors), and gets an Xid 48 once Prometheus has its counter at 0.
+    agent.environment().put("FAKE_NVML_FAULTY", "0");
+    xidFile = Files.createFile(work.resolve("xid-events"));
+    agent.environment().put("FAKE_NVML_XID_FILE", xidFile.toString());
     agent.environment().put("FAKE_NVML_PROCESSES",
         vllmPid + ":0:17179869184," + vllmPid + ":1:17179869184," + ProcessHandle.current().pid() + ":1:1073741824");
     agent.environment().put("OTEL_METRICS_EXPORTER", "none");
@@ -294,6 +302,12 @@ class PrometheusEndToEndIT {
     assertThat(states.get("GputopKvCacheFull")).as(states.toString()).anySatisfy(s -> assertThat(s).matches("full-kv-cache=(pending|firing)"));
     assertThat(states.get("GputopInferenceEndpointUnhealthy")).as(states.toString()).anySatisfy(s -> assertThat(s).matches("unreachable=(pending|firing)"));
     assertThat(states.get("GputopGpuFailed")).as("no `for`: fires at once, for the lost GPU only; " + states).containsExactly("GPU 2=firing");
+    assertThat(states.get("GputopGpuXid")).as("the Xid 48 fired at GPU 0; " + states).containsExactly("GPU 0=firing");
+    assertThat(states.get("GputopGpuRowRemapFailed")).as(states.toString()).containsExactly("GPU 0=firing");
+    assertThat(states.get("GputopGpuMemoryRepairPending")).as(states.toString()).containsExactly("GPU 0=pending");
+    assertThat(states.get("GputopGpuPcieReplaysRising")).as(states.toString()).containsExactly("GPU 0=pending");
+    assertThat(states.get("GputopGpuNvLinkErrors")).as(states.toString())
+        .allSatisfy(s -> assertThat(s).isEqualTo("GPU 0=pending")).isNotEmpty();
     assertThat(states.get("GputopAgentDown")).as(states.toString()).anySatisfy(s -> assertThat(s).matches("127\\.0\\.0\\.1:\\d+=(pending|firing)").doesNotStartWith(agentInstance + "="));
   }
 
@@ -316,6 +330,7 @@ class PrometheusEndToEndIT {
       for (Background p : processes) {
         assertThat(p.process.isAlive()).as(() -> p.name + " exited; logs:\n" + logs()).isTrue();
       }
+      fireXidOnceItsCounterIsScraped();
       variables = resolveVariables(dashboard);
       if (variables != null) {
         Map<String, List<JsonNode>> results = new LinkedHashMap<>();
@@ -342,6 +357,22 @@ class PrometheusEndToEndIT {
       Thread.sleep(1000);
     }
     System.err.println("not every dashboard query has data after " + READY_WITHIN + "; logs:\n" + logs());
+  }
+
+  /**
+   * Appends an Xid 48 (double-bit ECC) for GPU 0 to the fake library's event file once Prometheus
+   * has scraped that counter at 0, so increase() in GputopGpuXid sees the event.
+   */
+  private static void fireXidOnceItsCounterIsScraped() {
+    if (xidFired || prometheus.query("gputop_gpu_xid_total{hw_name=\"GPU 0\", xid=\"48\"} == 0").isEmpty()) {
+      return;
+    }
+    try {
+      Files.writeString(xidFile, "0 48\n", StandardCharsets.US_ASCII, java.nio.file.StandardOpenOption.APPEND);
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+    xidFired = true;
   }
 
   /**
