@@ -20,7 +20,7 @@ import java.util.logging.Logger;
  * <p>Merge rule, applied field by field in receiver start order: two lists are concatenated, two
  * objects are merged key by key (recursively, with the same rule), anything else is replaced by the
  * later receiver's value. Then the fixed shape is enforced: {@code gpus}, {@code inference} and
- * {@code alerts} default to empty lists, {@code overview.serving} to an object whose four fields
+ * {@code alerts} default to empty lists, {@code overview.serving} to an object whose five fields
  * are null, and non-finite numbers become null (JSON has no NaN).
  *
  * <p>Thread-safe: stateless; values are converted with the shared {@link Json#MAPPER}.
@@ -30,7 +30,7 @@ final class SnapshotAssembler {
   private static final Logger logger = Logger.getLogger(SnapshotAssembler.class.getName());
 
   static final List<String> SERVING_FIELDS =
-      List.of("worstTtftP99", "worstItlP50", "generationTokensPerSecond", "waiting");
+      List.of("worstTtftP99", "worstItlP50", "generationTokensPerSecond", "waiting", "worstSloAttainment");
 
   private final Clock clock;
 

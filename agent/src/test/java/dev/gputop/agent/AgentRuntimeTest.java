@@ -198,7 +198,7 @@ class AgentRuntimeTest {
     assertThat(doc.get("inference")).isEmpty();
     assertThat(doc.get("alerts")).isEmpty();
     JsonNode serving = doc.get("overview").get("serving");
-    for (String f : List.of("worstTtftP99", "worstItlP50", "generationTokensPerSecond", "waiting")) {
+    for (String f : List.of("worstTtftP99", "worstItlP50", "generationTokensPerSecond", "waiting", "worstSloAttainment")) {
       assertThat(serving.get(f).isNull()).as(f).isTrue();
     }
     for (String r : List.of("inference", "nvml")) {
@@ -319,6 +319,12 @@ class AgentRuntimeTest {
     s.put("itl", latency(0.02, 0.018, 0.03, 0.05, 330));
     s.put("e2e", latency(4.1, 3.5, 7.0, 9.5, 330));
     s.put("queue", null);
+    Map<String, Object> slo = new LinkedHashMap<>();
+    slo.put("ttft", Map.of("target", 0.5, "objective", 0.99, "attainment", 0.97, "burnRate", 3.0));
+    slo.put("itl", null);
+    slo.put("e2e", null);
+    slo.put("queue", null);
+    s.put("slo", slo);
     return s;
   }
 

@@ -7,6 +7,7 @@ import dev.gputop.config.HealthStatus;
 import dev.gputop.config.InferenceConfig;
 import dev.gputop.config.Receiver;
 import dev.gputop.config.ScrapeConfig;
+import dev.gputop.config.SloTargets;
 import dev.gputop.config.logging.FailureLog;
 import dev.gputop.inference.discovery.DiscoveredServer;
 import dev.gputop.inference.discovery.DiscoveryResult;
@@ -131,7 +132,8 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
 
   /** One target of a cycle. */
   private record Target(
-      String name, URI url, String source, List<Integer> gpus, List<Long> pids, ScrapeTarget scrape) {
+      String name, URI url, String source, List<Integer> gpus, List<Long> pids, ScrapeTarget scrape,
+      SloTargets slo) {
     String key() {
       return source + " " + name + " " + url;
     }
@@ -168,16 +170,22 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
 
       String state = st.state();
       boolean down = "down".equals(state);
-      ServerStats stats = down ? ServerStats.EMPTY : WindowStatistics.compute(st.window, null);
-      Map<String, ServerStats> models = new LinkedHashMap<>();
       ServerWindow.Entry newest = st.window.newest();
-      if (!down && newest != null && newest.scrape().models().size() > 1) {
-        for (String model : newest.scrape().models()) {
-          models.put(model, WindowStatistics.compute(st.window, model));
+      List<String> served = newest == null ? List.of() : List.copyOf(newest.scrape().models());
+      String engine = st.engine.id();
+      // A server's total is matched with its model when it serves one (docs/inference.md).
+      String onlyModel = served.size() == 1 && !served.get(0).isEmpty() ? served.get(0) : null;
+      ServerStats stats = down ? ServerStats.EMPTY : WindowStatistics.compute(st.window, null,
+          config.slo().resolve(t.name(), engine, onlyModel, t.slo()));
+      Map<String, ServerStats> models = new LinkedHashMap<>();
+      if (!down && served.size() > 1) {
+        for (String model : served) {
+          models.put(model, WindowStatistics.compute(st.window, model,
+              config.slo().resolve(t.name(), engine, model, t.slo())));
         }
       }
       out.add(new SnapshotBuilder.Server(t.name(), t.url().toString(), t.source(), t.gpus(), t.pids(),
-          st.engine.id(), st.engine != Engine.UNKNOWN, state, st.error, stats, models, st.window));
+          engine, st.engine != Engine.UNKNOWN, state, st.error, stats, models, st.window));
     }
     // Servers that left discovery (or config) leave now, with everything they held.
     states.keySet().retainAll(live);
@@ -214,7 +222,7 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
       DiscoveredServer d = byUrl.get(u);
       out.add(new Target(e.name(), e.url(), CONFIGURED,
           d == null ? List.of() : d.gpus(), d == null ? List.of() : d.pids(),
-          new ScrapeTarget(e.name(), e.url(), e.headers(), e.bearerTokenFile(), e.tls())));
+          new ScrapeTarget(e.name(), e.url(), e.headers(), e.bearerTokenFile(), e.tls()), e.slo()));
       urls.add(u);
       names.add(e.name());
     }
@@ -228,7 +236,8 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
             + " is not scraped: another server already has that name");
         continue;
       }
-      out.add(new Target(d.name(), d.url(), DISCOVERED, d.gpus(), d.pids(), ScrapeTarget.of(d.name(), d.url())));
+      out.add(new Target(d.name(), d.url(), DISCOVERED, d.gpus(), d.pids(), ScrapeTarget.of(d.name(), d.url()),
+          SloTargets.NONE));
     }
     return out;
   }

@@ -112,12 +112,13 @@ class InferenceReceiverTest {
       assertThat(names(s)).containsExactlyInAnyOrder("name", "engine", "url", "source", "state", "error",
           "gpus", "pids", "running", "waiting", "kvCacheUsage", "prefixHitRatio", "requestsPerSecond",
           "promptTokensPerSecond", "generationTokensPerSecond", "preemptionsPerSecond", "ttft", "itl",
-          "e2e", "queue", "ttftApproxMean", "models");
+          "e2e", "queue", "ttftApproxMean", "slo", "models");
+      assertThat(names(s.get("slo"))).containsExactlyInAnyOrder("ttft", "itl", "e2e", "queue");
       assertThat(names(s.get("ttft"))).containsExactlyInAnyOrder("mean", "p50", "p90", "p99", "count");
       assertThat(s.get("error").isNull()).isTrue();
       assertThat(s.get("ttft").get("count").asLong()).isEqualTo(40);
       assertThat(names(doc.get("overview").get("serving"))).containsExactlyInAnyOrder(
-          "worstTtftP99", "worstItlP50", "generationTokensPerSecond", "waiting");
+          "worstTtftP99", "worstItlP50", "generationTokensPerSecond", "waiting", "worstSloAttainment");
       assertThat(names(doc.get("discovery"))).containsExactlyInAnyOrder("skipped", "notes");
     }
   }

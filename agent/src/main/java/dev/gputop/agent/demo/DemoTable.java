@@ -63,7 +63,10 @@ public final class DemoTable {
     line(b, "Overview: worst TTFT p99 " + seconds(o.get("worstTtftP99"))
         + ", worst ITL p50 " + seconds(o.get("worstItlP50"))
         + ", generation " + rate(o.get("generationTokensPerSecond"), 0) + " tok/s"
-        + ", waiting " + count(o.get("waiting")));
+        + ", waiting " + count(o.get("waiting"))
+        + (o.hasNonNull("worstSloAttainment")
+            ? String.format(Locale.ROOT, ", worst SLO attainment %.1f%%", o.get("worstSloAttainment").asDouble() * 100)
+            : ""));
     JsonNode alerts = snapshot.path("alerts");
     if (!alerts.isArray() || alerts.size() == 0) {
       line(b, "Alerts: none");

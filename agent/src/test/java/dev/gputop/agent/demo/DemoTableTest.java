@@ -49,6 +49,13 @@ class DemoTableTest {
   }
 
   @Test
+  void render_overviewShowsTheWorstSloAttainmentWhenSomeServerHasOne() throws Exception {
+    JsonNode doc = new ObjectMapper().readTree(SNAPSHOT.replace("\"waiting\":17}}", "\"waiting\":17,\"worstSloAttainment\":0.9123}}"));
+    assertThat(DemoTable.render(doc)).contains(
+        "Overview: worst TTFT p99 2.35s, worst ITL p50 28ms, generation 2114 tok/s, waiting 17, worst SLO attainment 91.2%\n");
+  }
+
+  @Test
   void render_emptySnapshot_saysSo() {
     assertThat(DemoTable.render(Map.of("inference", java.util.List.of(), "alerts", java.util.List.of())))
         .isEqualTo("SERVER         ENGINE   STATE     RUN/WAIT    KV PREFIX TTFT p50 TTFT p99 ITL p50 E2E p99  REQ/S GEN TOK/S\n"

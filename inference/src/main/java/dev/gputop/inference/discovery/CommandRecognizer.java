@@ -3,6 +3,10 @@ package dev.gputop.inference.discovery;
 import dev.gputop.inference.discovery.CommandRule.EndpointRule;
 import dev.gputop.inference.discovery.CommandRule.Kind;
 import dev.gputop.inference.discovery.CommandRule.Role;
+import dev.gputop.inference.engine.DiscoveryRule;
+import dev.gputop.inference.engine.EngineProfile;
+import dev.gputop.inference.engine.EngineProfiles;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Function;
@@ -10,7 +14,7 @@ import java.util.regex.Pattern;
 
 /**
  * Recognizes inference servers' processes from their command lines, with a table of {@link
- * CommandRule}s (SPEC.md section 2, reference DISCOVERY.md), and derives a server's metrics
+ * CommandRule}s read from the engine profiles' discovery rules (docs/engines/README.md), and derives a server's metrics
  * endpoint from its flags. Works on plain argument arrays, so every rule is testable without a
  * process.
  *
@@ -21,41 +25,30 @@ final class CommandRecognizer {
   /** Linux keeps 15 bytes of a process name in {@code comm}. */
   static final int COMM_LENGTH = 15;
 
-  private static final EndpointRule VLLM =
-      new EndpointRule(List.of("--port"), 8000, List.of("--host"), "0.0.0.0", List.of(), List.of(), "/metrics");
-  private static final EndpointRule SGLANG =
-      new EndpointRule(List.of("--port"), 30000, List.of("--host"), "127.0.0.1", List.of(), List.of(), "/metrics");
-  // TGI >= 3.3 serves metrics on --prometheus-port (default 9000); older routers only on --port.
-  private static final EndpointRule TGI_ROUTER =
-      new EndpointRule(
-          List.of("--prometheus-port", "--port"), 3000, List.of("--hostname"), "0.0.0.0", List.of(), List.of(), "/metrics");
-  private static final EndpointRule TGI_LAUNCHER =
-      new EndpointRule(
-          List.of("--prometheus-port"), 9000, List.of("--hostname"), "0.0.0.0",
-          List.of("PROMETHEUS_PORT"), List.of(), "/metrics");
-  private static final EndpointRule LLAMACPP =
-      new EndpointRule(
-          List.of("--port"), 8080, List.of("--host"), "127.0.0.1",
-          List.of("LLAMA_ARG_PORT"), List.of("LLAMA_ARG_HOST"), "/metrics");
+  /** The rules of the built-in engine profiles, most specific first within each engine. */
+  static final List<CommandRule> DEFAULT_RULES = rules(EngineProfiles.builtIn());
 
-  /** The rules, most specific first. */
-  static final List<CommandRule> DEFAULT_RULES =
-      List.of(
-          new CommandRule("vllm", Role.SERVER, Kind.PROGRAM, "vllm", "serve", VLLM),
-          new CommandRule("vllm", Role.SERVER, Kind.MODULE, "vllm.entrypoints.", null, VLLM),
-          new CommandRule("vllm", Role.HELPER, Kind.TITLE, "VLLM::", null, null),
-          // VLLM_PROCESS_NAME_PREFIX replaces "VLLM" in every title vLLM sets.
-          new CommandRule(
-              "vllm", Role.HELPER, Kind.TITLE_REGEX, "[^\\s:]+::(EngineCore|Worker_|APIServer|DPCoordinator)", null, null),
-          new CommandRule("sglang", Role.SERVER, Kind.MODULE, "sglang.launch_server", null, SGLANG),
-          new CommandRule("sglang", Role.SERVER, Kind.PROGRAM, "sglang", "serve", SGLANG),
-          new CommandRule("sglang", Role.HELPER, Kind.TITLE, "sglang::", null, null),
-          new CommandRule("tgi", Role.SUPERVISOR, Kind.PROGRAM, "text-generation-launcher", null, TGI_LAUNCHER),
-          new CommandRule("tgi", Role.SERVER, Kind.PROGRAM, "text-generation-router", null, TGI_ROUTER),
-          new CommandRule("tgi", Role.SERVER, Kind.PROGRAM, "text-generation-router-v3", null, TGI_ROUTER),
-          new CommandRule("tgi", Role.SERVER, Kind.PROGRAM, "text-generation-router-v2", null, TGI_ROUTER),
-          new CommandRule("tgi", Role.HELPER, Kind.PROGRAM, "text-generation-server", "serve", null),
-          new CommandRule("llamacpp", Role.SERVER, Kind.PROGRAM, "llama-server", null, LLAMACPP));
+  /**
+   * The command rules of these profiles' discovery rules, engine by engine in recognition order
+   * and within an engine in the order its profile lists them.
+   */
+  static List<CommandRule> rules(EngineProfiles profiles) {
+    List<CommandRule> out = new ArrayList<>();
+    for (EngineProfile p : profiles.all()) {
+      for (DiscoveryRule.Command c : p.discovery().commands()) {
+        DiscoveryRule.Endpoint e = c.endpoint();
+        EndpointRule endpoint = e == null
+            ? null
+            : new EndpointRule(
+                e.portFlags(), e.defaultPort(), e.hostFlags(), e.defaultHost(), e.portEnv(), e.hostEnv(), e.path());
+        out.add(
+            new CommandRule(
+                p.engine().id(), Role.valueOf(c.role().name()), Kind.valueOf(c.kind().name()), c.pattern(),
+                c.subcommand(), endpoint));
+      }
+    }
+    return List.copyOf(out);
+  }
 
   private static final Pattern INTERPRETER = Pattern.compile("(python|pypy)[0-9.]*");
 

@@ -6,8 +6,9 @@ import java.util.Objects;
 /**
  * One way an inference server's process shows up in {@code ps}: a program name (optionally with a
  * subcommand), a Python module run with {@code -m}, or a process title set with setproctitle.
- * {@link CommandRecognizer} holds the table of these rules; adding an engine or an alias is one
- * more row. Immutable.
+ * {@link CommandRecognizer} holds the table of these rules, read from the engine profiles'
+ * {@code discovery} sections; adding an engine or an alias is one more line in a profile file.
+ * Immutable.
  *
  * @param engine the engine identifier ({@code vllm}, {@code sglang}, {@code tgi}, {@code llamacpp})
  * @param role what the process does inside its server

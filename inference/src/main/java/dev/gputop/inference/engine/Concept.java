@@ -37,7 +37,17 @@ public enum Concept {
    * Time of one prefill forward pass (histogram, seconds, per batch): TGI only, for the
    * approximate TTFT of an engine that has no TTFT histogram.
    */
-  PREFILL_BATCH(Kind.HISTOGRAM);
+  PREFILL_BATCH(Kind.HISTOGRAM),
+  /** Requests that ended in an error or were aborted (counter). */
+  FAILED_REQUESTS(Kind.COUNTER),
+  /** Draft tokens proposed by speculative decoding (counter), denominator of the acceptance rate. */
+  SPEC_DRAFT_TOKENS(Kind.COUNTER),
+  /** Draft tokens accepted by the target model (counter), numerator of the acceptance rate. */
+  SPEC_ACCEPTED_TOKENS(Kind.COUNTER),
+  /** Time of a request's prefill phase (histogram, seconds, per request). */
+  PREFILL(Kind.HISTOGRAM),
+  /** Time of a request's decode phase (histogram, seconds, per request). */
+  DECODE(Kind.HISTOGRAM);
 
   /** How a concept's samples are read. */
   public enum Kind {
@@ -47,12 +57,39 @@ public enum Concept {
   }
 
   private final Kind kind;
+  private final String key;
 
   Concept(Kind kind) {
     this.kind = kind;
+    StringBuilder sb = new StringBuilder();
+    boolean upper = false;
+    for (char c : name().toCharArray()) {
+      if (c == '_') {
+        upper = true;
+      } else {
+        sb.append(upper ? c : Character.toLowerCase(c));
+        upper = false;
+      }
+    }
+    this.key = sb.toString();
   }
 
   public Kind kind() {
     return kind;
+  }
+
+  /** The concept's key in profile files and {@code explain}: {@code kvCache}, {@code ttft}, ... */
+  public String key() {
+    return key;
+  }
+
+  /** The concept with this key, or null. */
+  public static Concept ofKey(String key) {
+    for (Concept c : values()) {
+      if (c.key.equals(key)) {
+        return c;
+      }
+    }
+    return null;
   }
 }

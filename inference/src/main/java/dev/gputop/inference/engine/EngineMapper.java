@@ -1,187 +1,176 @@
 package dev.gputop.inference.engine;
 
+import dev.gputop.inference.engine.MappingTrace.ConceptDecision;
+import dev.gputop.inference.engine.MappingTrace.SeriesDecision;
+import dev.gputop.inference.engine.MappingTrace.SourceDecision;
+import dev.gputop.inference.engine.MappingTrace.SourceStatus;
 import dev.gputop.inference.parse.Exposition;
+import dev.gputop.inference.parse.Histogram;
 import dev.gputop.inference.parse.Labels;
 import dev.gputop.inference.parse.MetricFamily;
+import dev.gputop.inference.parse.MetricType;
 import dev.gputop.inference.parse.Sample;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeSet;
 
 /**
  * Recognizes the engine behind an exposition from its metric names and reduces the exposition to
  * the series of each concept ({@link ServerScrape}), using the engine's {@link EngineProfile}.
  *
- * <p>Recognition: the first profile (in {@link EngineProfiles#ALL} order: vLLM, SGLang,
- * llama.cpp, TGI) one of whose prefixes starts a family name. So a vLLM fork that also writes
- * TGI-style names is vLLM; an endpoint with none of the prefixes is {@link Engine#UNKNOWN}.
+ * <p>Recognition: the profile with the lowest {@link EngineProfile#priority()} one of whose
+ * prefixes starts a family (or sample) name, or one of whose markers is a family name. So a vLLM
+ * fork that also writes TGI-style names is vLLM; an endpoint that no profile recognizes is
+ * {@link Engine#UNKNOWN}.
  *
- * <p>Stateless and thread-safe; one instance serves every server.
+ * <p>Mapping, per concept: the profile's sources in preference order, the first one with a
+ * series left after its rules is read. A source's series are filtered ({@code where}), total
+ * rows keep only the total ({@link TotalRowRule}), rank labels keep the lowest rank, NaN values
+ * and repeated label sets are dropped, and values are scaled to the concept's unit. Every other
+ * label splits the concept and its series are summed by the statistics. Histograms come grouped,
+ * with parsed bounds, from the parser.
+ *
+ * <p>Immutable and thread-safe; one instance serves every server.
  */
 public final class EngineMapper {
 
-  private static final double[] NO_DOUBLES = new double[0];
+  private final EngineProfiles profiles;
+  /** The profiles compiled for matching, in recognition order. */
+  private final List<Compiled> compiled;
+  private final Map<Engine, Compiled> byEngine = new HashMap<>();
 
-  /** Per profile: canonical sample name → the sources that read it. */
-  private final Map<Engine, Map<String, List<Source>>> slotsByEngine = new EnumMap<>(Engine.class);
-
-  /**
-   * Per profile: the canonical names of the typed families that can hold a source's samples
-   * (with and without {@code _total}, histograms by base name), so that the other families of
-   * the engine (token-count histograms, {@code _created} gauges, ...) are skipped whole.
-   */
-  private final Map<Engine, java.util.Set<String>> familiesByEngine = new EnumMap<>(Engine.class);
-
-  /** Per profile: wire prefixes and the canonical prefix each maps to, as arrays for speed. */
-  private static final Map<Engine, String[][]> PREFIXES = new EnumMap<>(Engine.class);
-
-  static {
-    for (EngineProfile p : EngineProfiles.ALL) {
-      String[] wire = p.prefixAliases().keySet().toArray(new String[0]);
-      java.util.Arrays.sort(wire);
-      String[] canonical = new String[wire.length];
-      for (int i = 0; i < wire.length; i++) {
-        canonical[i] = p.prefixAliases().get(wire[i]);
-      }
-      PREFIXES.put(p.engine(), new String[][] {wire, canonical});
-    }
-  }
-
+  /** A mapper for the built-in profiles. */
   public EngineMapper() {
-    for (EngineProfile p : EngineProfiles.ALL) {
-      Map<String, List<Source>> slots = new HashMap<>();
-      for (List<Source> sources : p.concepts().values()) {
-        for (Source s : sources) {
-          for (String name : s.sampleNames()) {
-            List<Source> list = slots.computeIfAbsent(name, k -> new ArrayList<>(1));
-            if (!list.contains(s)) {
-              list.add(s);
-            }
-          }
-        }
-      }
-      slotsByEngine.put(p.engine(), slots);
-      java.util.Set<String> families = new java.util.HashSet<>();
-      for (String name : slots.keySet()) {
-        families.add(name);
-        for (String suffix : new String[] {"_total", "_bucket", "_sum", "_count"}) {
-          if (name.endsWith(suffix)) {
-            families.add(name.substring(0, name.length() - suffix.length()));
-          }
-        }
-      }
-      familiesByEngine.put(p.engine(), families);
-    }
+    this(EngineProfiles.builtIn());
   }
 
-  /** The index of the engine's wire prefix that starts {@code name}, or −1. */
-  private static int prefixIndex(String[] wire, String name) {
-    for (int i = 0; i < wire.length; i++) {
-      if (name.startsWith(wire[i])) {
-        return i;
-      }
+  /** A mapper for these profiles (the built-in ones with the user's added or overridden). */
+  public EngineMapper(EngineProfiles profiles) {
+    this.profiles = profiles;
+    List<Compiled> list = new ArrayList<>();
+    for (EngineProfile p : profiles.all()) {
+      Compiled c = new Compiled(p);
+      list.add(c);
+      byEngine.put(p.engine(), c);
     }
-    return -1;
+    this.compiled = List.copyOf(list);
+  }
+
+  /** The profiles this mapper uses. */
+  public EngineProfiles profiles() {
+    return profiles;
+  }
+
+  /** The engine whose metric names the exposition carries, by the built-in profiles. */
+  public static Engine recognize(Exposition exposition) {
+    return BuiltIn.MAPPER.engineOf(exposition);
   }
 
   /** The engine whose metric names the exposition carries. */
-  public static Engine recognize(Exposition exposition) {
-    for (EngineProfile p : EngineProfiles.ALL) {
-      String[] wire = PREFIXES.get(p.engine())[0];
-      for (MetricFamily f : exposition.families()) {
-        if (prefixIndex(wire, f.name()) >= 0) {
-          return p.engine();
+  public Engine engineOf(Exposition exposition) {
+    Compiled c = recognizeProfile(exposition);
+    return c == null ? Engine.UNKNOWN : c.profile.engine();
+  }
+
+  private static final class BuiltIn {
+    static final EngineMapper MAPPER = new EngineMapper();
+  }
+
+  private Compiled recognizeProfile(Exposition exposition) {
+    List<MetricFamily> families = exposition.families();
+    for (Compiled c : compiled) {
+      for (int i = 0, n = families.size(); i < n; i++) {
+        MetricFamily f = families.get(i);
+        if (c.recognizes(f.name())) {
+          return c;
         }
         // A family's samples may carry the prefix when the family name doesn't (untyped).
-        if (!f.samples().isEmpty() && prefixIndex(wire, f.samples().get(0).name()) >= 0) {
-          return p.engine();
+        if (!f.samples().isEmpty() && c.recognizes(f.samples().get(0).name())) {
+          return c;
         }
       }
     }
-    return Engine.UNKNOWN;
+    return null;
   }
 
   /** Recognizes the engine and reads every concept its profile maps. */
   public ServerScrape map(Exposition exposition) {
-    Engine engine = recognize(exposition);
-    EngineProfile profile = EngineProfiles.of(engine);
-    if (profile == null) {
+    return map(exposition, null);
+  }
+
+  /**
+   * Recognizes the engine and reads every concept its profile maps, writing every decision into
+   * {@code trace} when it is not null ({@code explain}).
+   */
+  public ServerScrape map(Exposition exposition, MappingTrace trace) {
+    Compiled c = recognizeProfile(exposition);
+    if (c == null) {
       return ServerScrape.unknown();
     }
-    Map<String, List<Source>> slots = slotsByEngine.get(engine);
-    String[][] prefixes = PREFIXES.get(engine);
-    String[] wire = prefixes[0];
-    String[] canonical = prefixes[1];
-    java.util.Set<String> families = familiesByEngine.get(engine);
-    // Two concepts may read one metric (SGLang prompt tokens): sources are keys by value.
-    Map<Source, List<Sample>> bySource = new HashMap<>();
-    for (MetricFamily f : exposition.families()) {
-      List<Sample> samples = f.samples();
-      // Skip whole families of other exporters (python_, process_, http_) at once, and typed
-      // families of the engine that no source reads. Untyped families are named after their
-      // first sample, so they are read sample by sample.
-      if (samples.isEmpty()) {
-        continue;
-      }
-      int fi = prefixIndex(wire, f.name());
-      if (fi < 0 && prefixIndex(wire, samples.get(0).name()) < 0) {
-        continue;
-      }
-      if (fi >= 0 && f.type() != dev.gputop.inference.parse.MetricType.UNTYPED) {
-        String family = wire[fi].equals(canonical[fi])
-            ? f.name()
-            : canonical[fi] + f.name().substring(wire[fi].length());
-        if (!families.contains(family)) {
-          continue;
-        }
-      }
-      for (int si = 0, sn = samples.size(); si < sn; si++) {
-        Sample s = samples.get(si);
-        String name = s.name();
-        int pi = prefixIndex(wire, name);
-        if (pi < 0) {
-          continue;
-        }
-        if (!wire[pi].equals(canonical[pi])) {
-          name = canonical[pi] + name.substring(wire[pi].length());
-        }
-        List<Source> targets = slots.get(name);
-        if (targets == null) {
-          continue;
-        }
-        for (Source t : targets) {
-          if (!t.accepts(s.labels())) {
-            continue;
-          }
-          bySource.computeIfAbsent(t, k -> new ArrayList<>()).add(rename(s, name));
-        }
-      }
+    if (trace != null) {
+      trace.profile(c.profile);
     }
+    List<Object>[] collected = c.collect(exposition);
     Map<Concept, ConceptValues> concepts = new EnumMap<>(Concept.class);
     TreeSet<String> models = new TreeSet<>();
+    EngineProfile profile = c.profile;
     for (Map.Entry<Concept, List<Source>> e : profile.concepts().entrySet()) {
+      Concept concept = e.getKey();
+      List<SourceDecision> decisions = trace == null ? null : new ArrayList<>();
+      ConceptValues chosen = null;
       for (Source source : e.getValue()) {
-        List<Sample> samples = bySource.get(source);
-        if (samples == null || samples.isEmpty()) {
+        if (chosen != null) {
+          if (decisions != null) {
+            decisions.add(new SourceDecision(source, SourceStatus.NOT_NEEDED, List.of()));
+          }
           continue;
         }
-        ConceptValues cv = source.form() == Source.Form.HISTOGRAM
-            ? ConceptValues.ofHistograms(e.getKey(), source, histograms(profile, source, samples))
-            : ConceptValues.ofSeries(e.getKey(), source, series(profile, source, samples));
-        if (cv.series().isEmpty() && cv.histograms().isEmpty()) {
-          continue;
+        List<SeriesDecision> seen = decisions == null ? null : new ArrayList<>();
+        boolean any = false;
+        ConceptValues cv;
+        if (source.form() == Source.Form.HISTOGRAM) {
+          @SuppressWarnings("unchecked")
+          List<Histogram> list = (List<Histogram>) (List<?>) collected[c.leafIndex(source)];
+          any = list != null;
+          cv = any ? ConceptValues.ofHistograms(concept, source, histograms(c, source, list, seen)) : null;
+        } else {
+          List<Series> series = new ArrayList<>();
+          for (Source leaf : source.leaves()) {
+            @SuppressWarnings("unchecked")
+            List<Sample> samples = (List<Sample>) (List<?>) collected[c.leafIndex(leaf)];
+            if (samples != null) {
+              any = true;
+              series.addAll(series(c, leaf, samples, seen));
+            }
+          }
+          cv = any ? ConceptValues.ofSeries(concept, source, series) : null;
         }
-        concepts.put(e.getKey(), cv);
-        cv.series().values().forEach(s -> addModel(models, s.model()));
-        cv.histograms().values().forEach(h -> addModel(models, h.model()));
-        break;
+        boolean empty = cv == null || (cv.series().isEmpty() && cv.histograms().isEmpty());
+        if (decisions != null) {
+          SourceStatus status = !any ? SourceStatus.NO_SAMPLES : empty ? SourceStatus.ALL_SKIPPED : SourceStatus.READ;
+          decisions.add(new SourceDecision(source, status, seen));
+        }
+        if (!empty) {
+          chosen = cv;
+        }
+      }
+      if (decisions != null) {
+        trace.add(new ConceptDecision(concept, decisions));
+      }
+      if (chosen != null) {
+        concepts.put(concept, chosen);
+        chosen.series().values().forEach(s -> addModel(models, s.model()));
+        chosen.histograms().values().forEach(h -> addModel(models, h.model()));
       }
     }
-    return new ServerScrape(engine, concepts, List.copyOf(models));
+    return new ServerScrape(profile.engine(), concepts, List.copyOf(models));
   }
 
   private static void addModel(TreeSet<String> models, String model) {
@@ -190,135 +179,223 @@ public final class EngineMapper {
     }
   }
 
-  private static Sample rename(Sample s, String canonical) {
-    return canonical.equals(s.name()) ? s : new Sample(canonical, s.labels(), s.value(), s.timestampMillis());
+  // ---------------------------------------------------------------- rows and rules
+
+  /** One series of a source on its way through the rules. */
+  private static final class Row {
+    final String name;
+    final Labels written;
+    Labels labels;
+    final double value;
+    final Histogram histogram;
+    /** Null while the row is read; else why it was skipped. */
+    String skipped;
+    String note;
+
+    Row(String name, Labels labels, double value, Histogram histogram) {
+      this.name = name;
+      this.written = labels;
+      this.labels = labels;
+      this.value = value;
+      this.histogram = histogram;
+    }
   }
 
-  /** Gauge and counter series, one per label set after folding rank labels. */
-  private static List<Series> series(EngineProfile profile, Source source, List<Sample> samples) {
-    List<Sample> kept = foldRanks(profile, samples);
-    Map<Labels, Series> out = new LinkedHashMap<>();
-    for (Sample s : kept) {
-      double v = s.value();
-      if (Double.isNaN(v)) {
-        continue;
+  /** Gauge and counter series of one (non-sum) source, after its rules. */
+  private static List<Series> series(Compiled c, Source source, List<Sample> samples, List<SeriesDecision> seen) {
+    List<Row> rows = new ArrayList<>(samples.size());
+    for (int i = 0, n = samples.size(); i < n; i++) {
+      Sample s = samples.get(i);
+      rows.add(new Row(s.name(), s.labels(), s.value(), null));
+    }
+    applyRules(c, source, rows);
+    List<Series> out = new ArrayList<>(rows.size());
+    Set<Labels> done = new HashSet<>();
+    for (Row r : rows) {
+      if (r.skipped == null && Double.isNaN(r.value)) {
+        r.skipped = "skipped: NaN";
       }
       // A repeated label set is a duplicate line: the first one wins.
-      out.putIfAbsent(
-          s.labels(), new Series(new SeriesKey(source.name(), s.labels()), model(profile, s.labels()), v));
-    }
-    return new ArrayList<>(out.values());
-  }
-
-  /** Classic histograms grouped by labels without {@code le}, buckets sorted by bound. */
-  private static List<HistogramSeries> histograms(
-      EngineProfile profile, Source source, List<Sample> samples) {
-    List<Sample> kept = foldRanks(profile, samples);
-    String bucketName = source.name() + "_bucket";
-    String sumName = source.name() + "_sum";
-    Map<Labels, Builder> groups = new LinkedHashMap<>();
-    Labels previousBucket = null;
-    Builder previousGroup = null;
-    for (Sample s : kept) {
-      Labels labels = s.labels();
-      if (s.name().equals(bucketName)) {
-        String le = labels.get("le");
-        double bound = le == null ? Double.NaN : cachedLe(le);
-        if (Double.isNaN(bound)) {
-          continue; // PromQL skips a bucket whose le does not parse (BadBucketLabel).
-        }
-        // Buckets of one histogram come one after another: reuse its group without building
-        // the labels-without-le again.
-        Builder group = previousBucket != null && sameExceptLe(previousBucket, labels)
-            ? previousGroup
-            : groups.computeIfAbsent(labels.without("le"), k -> new Builder());
-        group.add(bound, s.value());
-        previousBucket = labels;
-        previousGroup = group;
-      } else if (s.name().equals(sumName)) {
-        groups.computeIfAbsent(labels, k -> new Builder()).sum = s.value();
-      } else {
-        groups.computeIfAbsent(labels, k -> new Builder()).count = s.value();
+      if (r.skipped == null && !done.add(r.labels)) {
+        r.skipped = "skipped: repeats an earlier line's labels";
+      }
+      if (r.skipped == null) {
+        double v = source.scale() == 1.0 ? r.value : r.value * source.scale();
+        out.add(new Series(new SeriesKey(source.name(), r.labels), model(c.profile, r.labels), v));
       }
     }
-    List<HistogramSeries> out = new ArrayList<>(groups.size());
-    for (Map.Entry<Labels, Builder> e : groups.entrySet()) {
-      Builder b = e.getValue();
-      if (b.n == 0 && Double.isNaN(b.count)) {
-        continue;
-      }
-      b.sort();
-      out.add(
-          new HistogramSeries(
-              new SeriesKey(source.name(), e.getKey()),
-              model(profile, e.getKey()),
-              b.n == 0 ? NO_DOUBLES : java.util.Arrays.copyOf(b.bounds, b.n),
-              b.n == 0 ? NO_DOUBLES : java.util.Arrays.copyOf(b.values, b.n),
-              b.sum,
-              b.count));
-    }
+    record(seen, rows, source);
     return out;
   }
 
-  /**
-   * Drops the profile's rank labels from every sample; of samples that then collide (same name
-   * and remaining labels), keeps the one with the lowest ranks, because every rank reports the
-   * same batch. Without rank labels in the profile, returns the samples as they are.
-   */
-  private static List<Sample> foldRanks(EngineProfile profile, List<Sample> samples) {
-    if (profile.rankLabels().isEmpty()) {
-      return samples;
+  /** The parser's histograms of a source, after its rules. */
+  private static List<HistogramSeries> histograms(
+      Compiled c, Source source, List<Histogram> list, List<SeriesDecision> seen) {
+    List<Row> rows = new ArrayList<>(list.size());
+    for (Histogram h : list) {
+      rows.add(new Row(source.name(), h.labels(), h.count(), h));
     }
-    String[] rankLabels = profile.rankLabels().toArray(new String[0]);
-    Map<SeriesKey, Integer> index = new HashMap<>();
-    List<Sample> out = new ArrayList<>(samples.size());
-    List<Long> ranks = new ArrayList<>(samples.size());
-    for (Sample s : samples) {
-      Labels labels = s.labels();
+    applyRules(c, source, rows);
+    List<HistogramSeries> out = new ArrayList<>(rows.size());
+    Set<Labels> done = new HashSet<>();
+    for (Row r : rows) {
+      Histogram h = r.histogram;
+      if (r.skipped == null && h.bounds().length == 0 && Double.isNaN(h.count())) {
+        r.skipped = "skipped: neither buckets nor _count";
+      }
+      if (r.skipped == null && !done.add(r.labels)) {
+        r.skipped = "skipped: repeats an earlier series' labels";
+      }
+      if (r.skipped == null) {
+        double[] bounds = h.bounds();
+        double sum = h.sum();
+        if (source.scale() != 1.0) {
+          bounds = bounds.clone();
+          for (int i = 0; i < bounds.length; i++) {
+            bounds[i] *= source.scale();
+          }
+          sum *= source.scale();
+        }
+        out.add(
+            new HistogramSeries(
+                new SeriesKey(source.name(), r.labels), model(c.profile, r.labels), bounds,
+                h.cumulative(), sum, h.count()));
+      }
+    }
+    record(seen, rows, source);
+    return out;
+  }
+
+  private static void record(List<SeriesDecision> seen, List<Row> rows, Source source) {
+    if (seen == null) {
+      return;
+    }
+    for (Row r : rows) {
+      String rule;
+      if (r.skipped != null) {
+        rule = r.skipped;
+      } else {
+        rule = r.note != null ? r.note : "read, summed with the other series read";
+        if (source.scale() != 1.0) {
+          rule += ", × " + source.scale();
+        }
+      }
+      seen.add(new SeriesDecision(r.name, r.written, r.value, r.skipped == null, rule));
+    }
+  }
+
+  /** Filters, total rows and rank folding, in this order; skipped rows get their reason. */
+  private static void applyRules(Compiled c, Source source, List<Row> rows) {
+    if (!source.where().isEmpty()) {
+      for (Row r : rows) {
+        if (!source.accepts(r.labels)) {
+          r.skipped = "skipped: filter " + filterText(source);
+        }
+      }
+    }
+    for (TotalRowRule rule : c.totalRows(source)) {
+      totalRows(rule, rows);
+    }
+    if (c.rankLabels.length > 0) {
+      foldRanks(c.rankLabels, rows);
+    }
+  }
+
+  private static String filterText(Source source) {
+    String d = source.describe();
+    int at = d.indexOf(" where ");
+    return at < 0 ? d : d.substring(at + " where ".length());
+  }
+
+  /**
+   * Of the rows that differ only in the rule's label, the total row alone is read when it is
+   * there; its siblings are skipped, so nothing is counted twice.
+   */
+  private static void totalRows(TotalRowRule rule, List<Row> rows) {
+    boolean hasLabel = false;
+    for (Row r : rows) {
+      if (r.skipped == null && r.labels.get(rule.label()) != null) {
+        hasLabel = true;
+        break;
+      }
+    }
+    if (!hasLabel) {
+      return;
+    }
+    Map<SeriesKey, Row> totals = new HashMap<>();
+    for (Row r : rows) {
+      if (r.skipped == null && isTotal(rule, r.labels)) {
+        totals.putIfAbsent(groupKey(r.name, r.labels.without(rule.label())), r);
+      }
+    }
+    if (totals.isEmpty()) {
+      return;
+    }
+    for (Row r : rows) {
+      if (r.skipped != null) {
+        continue;
+      }
+      Row total = totals.get(groupKey(r.name, r.labels.without(rule.label())));
+      if (total == null) {
+        continue;
+      }
+      if (total == r) {
+        r.note = "read: total row " + rule.label() + "=\"" + rule.value() + "\" of its siblings";
+      } else if (!isTotal(rule, r.labels)) {
+        r.skipped = "skipped: part of the total row " + rule.label() + "=\"" + rule.value() + "\"";
+      }
+    }
+  }
+
+  private static boolean isTotal(TotalRowRule rule, Labels labels) {
+    String v = labels.get(rule.label());
+    return rule.value().equals(v == null ? "" : v);
+  }
+
+  private static SeriesKey groupKey(String name, Labels labels) {
+    return new SeriesKey(name, labels);
+  }
+
+  /**
+   * Drops the rank labels from every row; of rows that then collide (same name and remaining
+   * labels), keeps the one with the lowest ranks, because every rank reports the same batch.
+   */
+  private static void foldRanks(String[] rankLabels, List<Row> rows) {
+    Map<SeriesKey, Row> lowest = new HashMap<>();
+    Map<Row, Long> rankOf = new HashMap<>();
+    for (Row r : rows) {
+      if (r.skipped != null) {
+        continue;
+      }
       long rank = 0;
       boolean has = false;
-      for (String r : rankLabels) {
-        String v = labels.get(r);
+      for (String l : rankLabels) {
+        String v = r.labels.get(l);
         rank = rank * 65536 + rankValue(v);
         has |= v != null;
       }
       if (!has) {
-        out.add(s);
-        ranks.add(0L);
         continue;
       }
-      Labels stripped = labels.without(rankLabels);
-      Sample folded = new Sample(s.name(), stripped, s.value(), s.timestampMillis());
-      SeriesKey key = new SeriesKey(s.name(), stripped);
-      Integer at = index.get(key);
-      if (at == null) {
-        index.put(key, out.size());
-        out.add(folded);
-        ranks.add(rank);
-      } else if (rank < ranks.get(at)) {
-        out.set(at, folded);
-        ranks.set(at, rank);
+      Labels stripped = r.labels.without(rankLabels);
+      SeriesKey key = groupKey(r.name, stripped);
+      Row best = lowest.get(key);
+      r.labels = stripped;
+      rankOf.put(r, rank);
+      if (best == null) {
+        lowest.put(key, r);
+      } else if (rank < rankOf.get(best)) {
+        best.skipped = "skipped: another rank of the same batch is read";
+        lowest.put(key, r);
+      } else {
+        r.skipped = "skipped: another rank of the same batch is read";
       }
     }
-    return out;
-  }
-
-  /** Whether two label sets differ at most in the value of {@code le}. */
-  private static boolean sameExceptLe(Labels a, Labels b) {
-    int n = a.size();
-    if (n != b.size()) {
-      return false;
-    }
-    for (int i = 0; i < n; i++) {
-      String name = a.name(i);
-      if (!name.equals(b.name(i))) {
-        return false;
-      }
-      if (!name.equals("le") && !a.value(i).equals(b.value(i))) {
-        return false;
+    for (Row r : lowest.values()) {
+      if (r.note == null) {
+        r.note = "read: one rank (lowest " + String.join(", ", rankLabels) + ") of the same batch";
       }
     }
-    return true;
   }
 
   private static long rankValue(String v) {
@@ -343,90 +420,160 @@ public final class EngineMapper {
     return "";
   }
 
-  /** Parsed {@code le} values: a few dozen distinct strings, parsed on every scrape otherwise. */
-  private static final java.util.concurrent.ConcurrentHashMap<String, Double> LE_CACHE =
-      new java.util.concurrent.ConcurrentHashMap<>();
+  // ---------------------------------------------------------------- compiled profile
 
-  private static final int LE_CACHE_MAX = 4096;
+  /** A profile's names arranged for matching one exposition quickly. */
+  private static final class Compiled {
+    final EngineProfile profile;
+    final String[] wire;
+    final String[] canonical;
+    final Set<String> markers;
+    final String[] rankLabels;
+    /** Every source read from the wire (sums' parts, never sums), deduplicated. */
+    final List<Source> leaves = new ArrayList<>();
+    /** Canonical sample name → indexes of the gauge, counter and sample leaves that read it. */
+    final Map<String, int[]> scalarSlots = new HashMap<>();
+    /** Canonical histogram name → indexes of the histogram leaves that read it. */
+    final Map<String, int[]> histogramSlots = new HashMap<>();
+    /**
+     * Canonical names of the typed families that can hold a leaf's samples (with and without
+     * {@code _total}, histograms by base name), so other families of the engine (token-count
+     * histograms, {@code _created} gauges, ...) are skipped whole.
+     */
+    final Set<String> families = new HashSet<>();
+    final Map<Source, List<TotalRowRule>> totalRows = new HashMap<>();
+    /** Every source instance of the profile (sums' parts too) → its leaf index. */
+    final Map<Source, Integer> leafIndex = new java.util.IdentityHashMap<>();
 
-  private static double cachedLe(String le) {
-    Double cached = LE_CACHE.get(le);
-    if (cached != null) {
-      return cached;
-    }
-    double v = parseLe(le);
-    if (LE_CACHE.size() >= LE_CACHE_MAX) {
-      LE_CACHE.clear(); // a server inventing bounds costs time, never memory
-    }
-    LE_CACHE.put(le, v);
-    return v;
-  }
-
-  /**
-   * The {@code le} label as Go's strconv.ParseFloat reads it: {@code +Inf}, {@code Inf}, {@code
-   * inf}, {@code 1e3}, {@code 0.5}; NaN when it does not parse.
-   */
-  static double parseLe(String le) {
-    String s = le.trim();
-    if (!s.equals(le) || s.isEmpty()) {
-      return Double.NaN;
-    }
-    String lower = s.toLowerCase(java.util.Locale.ROOT);
-    switch (lower) {
-      case "+inf":
-      case "inf":
-      case "+infinity":
-      case "infinity":
-        return Double.POSITIVE_INFINITY;
-      case "-inf":
-      case "-infinity":
-        return Double.NEGATIVE_INFINITY;
-      default:
-        break;
-    }
-    char last = lower.charAt(lower.length() - 1);
-    if (last == 'd' || last == 'f' || lower.equals("nan")) {
-      // Java accepts "1d"/"1f" and Go does not; a NaN bound is no bound.
-      return Double.NaN;
-    }
-    try {
-      return Double.parseDouble(s);
-    } catch (NumberFormatException e) {
-      return Double.NaN;
-    }
-  }
-
-  /** Collects one histogram's buckets. */
-  private static final class Builder {
-    double[] bounds = new double[16];
-    double[] values = new double[16];
-    int n;
-    double sum = Double.NaN;
-    double count = Double.NaN;
-
-    void add(double bound, double value) {
-      if (n == bounds.length) {
-        bounds = java.util.Arrays.copyOf(bounds, n * 2);
-        values = java.util.Arrays.copyOf(values, n * 2);
+    Compiled(EngineProfile p) {
+      this.profile = p;
+      String[] w = p.prefixAliases().keySet().toArray(new String[0]);
+      // Longest first, so that "sglang_" and "sglang:" or "vllm:" and "ray_vllm:" never shadow.
+      Arrays.sort(w, (a, b) -> a.length() != b.length() ? b.length() - a.length() : a.compareTo(b));
+      this.wire = w;
+      this.canonical = new String[w.length];
+      for (int i = 0; i < w.length; i++) {
+        canonical[i] = p.prefixAliases().get(w[i]);
       }
-      bounds[n] = bound;
-      values[n++] = value;
-    }
-
-    void sort() {
-      // Insertion sort: buckets arrive ascending in every real exposition.
-      for (int i = 1; i < n; i++) {
-        double b = bounds[i];
-        double v = values[i];
-        int j = i - 1;
-        while (j >= 0 && bounds[j] > b) {
-          bounds[j + 1] = bounds[j];
-          values[j + 1] = values[j];
-          j--;
+      this.markers = Set.copyOf(p.markers());
+      this.rankLabels = p.rankLabels().toArray(new String[0]);
+      for (List<Source> sources : p.concepts().values()) {
+        for (Source s : sources) {
+          for (Source leaf : s.leaves()) {
+            int existing = leaves.indexOf(leaf);
+            if (existing >= 0) {
+              leafIndex.put(leaf, existing);
+              continue;
+            }
+            int index = leaves.size();
+            leafIndex.put(leaf, index);
+            leaves.add(leaf);
+            totalRows.put(leaf, p.totalRowsOf(leaf.name()));
+            if (leaf.form() == Source.Form.HISTOGRAM) {
+              add(histogramSlots, leaf.name(), index);
+              families.add(leaf.name());
+            } else {
+              for (String name : leaf.sampleNames()) {
+                add(scalarSlots, name, index);
+                families.add(name);
+                for (String suffix : new String[] {"_total", "_bucket", "_sum", "_count"}) {
+                  if (name.endsWith(suffix)) {
+                    families.add(name.substring(0, name.length() - suffix.length()));
+                  }
+                }
+              }
+            }
+          }
         }
-        bounds[j + 1] = b;
-        values[j + 1] = v;
       }
+    }
+
+    private static void add(Map<String, int[]> slots, String name, int index) {
+      int[] old = slots.get(name);
+      if (old == null) {
+        slots.put(name, new int[] {index});
+      } else {
+        int[] n = Arrays.copyOf(old, old.length + 1);
+        n[old.length] = index;
+        slots.put(name, n);
+      }
+    }
+
+    int leafIndex(Source leaf) {
+      return leafIndex.get(leaf);
+    }
+
+    List<TotalRowRule> totalRows(Source leaf) {
+      List<TotalRowRule> r = totalRows.get(leaf);
+      return r == null ? List.of() : r;
+    }
+
+    boolean recognizes(String name) {
+      for (String w : wire) {
+        if (name.startsWith(w)) {
+          return true;
+        }
+      }
+      return !markers.isEmpty() && markers.contains(name);
+    }
+
+    /** The name with a wire prefix rewritten to its canonical one (the name when none applies). */
+    String canonical(String name) {
+      for (int i = 0; i < wire.length; i++) {
+        if (name.startsWith(wire[i])) {
+          return wire[i].equals(canonical[i]) ? name : canonical[i] + name.substring(wire[i].length());
+        }
+      }
+      return name;
+    }
+
+    /** Per leaf, the samples (or the parser's histograms) the exposition has for it; null: none. */
+    @SuppressWarnings("unchecked")
+    List<Object>[] collect(Exposition exposition) {
+      List<Object>[] out = new List[leaves.size()];
+      for (MetricFamily f : exposition.families()) {
+        List<Sample> samples = f.samples();
+        if (samples.isEmpty()) {
+          continue;
+        }
+        String family = canonical(f.name());
+        List<Histogram> histograms = f.histograms();
+        if (!histograms.isEmpty()) {
+          // Grouped by the parser; an undeclared x_bucket family is an excerpt of histogram x.
+          String base = f.type() == MetricType.UNTYPED
+              ? family.substring(0, family.length() - "_bucket".length())
+              : family;
+          int[] slots = histogramSlots.get(base);
+          if (slots != null) {
+            for (int leaf : slots) {
+              if (out[leaf] == null) {
+                out[leaf] = new ArrayList<>(histograms.size());
+              }
+              out[leaf].addAll(histograms);
+            }
+          }
+        }
+        // Skip whole families of other exporters (python_, process_, http_) and families of the
+        // engine that no source reads. Untyped families are named after their samples.
+        if (!families.contains(family)) {
+          continue;
+        }
+        for (int si = 0, sn = samples.size(); si < sn; si++) {
+          Sample s = samples.get(si);
+          String name = s.name();
+          int[] slots = scalarSlots.get(name == f.name() ? family : canonical(name));
+          if (slots == null) {
+            continue;
+          }
+          for (int leaf : slots) {
+            if (out[leaf] == null) {
+              out[leaf] = new ArrayList<>();
+            }
+            out[leaf].add(s);
+          }
+        }
+      }
+      return out;
     }
   }
 }

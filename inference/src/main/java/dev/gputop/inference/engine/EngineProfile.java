@@ -1,41 +1,67 @@
 package dev.gputop.inference.engine;
 
+import java.util.Collections;
 import java.util.EnumMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
 /**
- * What the agent knows about one engine's metrics, as data: the prefixes its metric names carry,
- * how foreign prefixes map to the canonical one, which labels name the model, which labels only
- * repeat the same values per rank, and for each concept the metrics that carry it, newest name
- * first. Adding a renamed metric means adding a name here, not code. Immutable.
+ * What the agent knows about one engine's metrics, as data read from a profile file
+ * (docs/engines/README.md): the prefixes its metric names carry and how foreign prefixes map to
+ * the canonical one, its recognition priority, which labels name the model, which only split a
+ * total and are summed, which repeat one value per rank, which series are the total of their
+ * siblings, for each concept the metrics that carry it (newest name first) and how its processes
+ * are discovered. Adding a renamed metric means adding a line to a file, not code. Immutable.
  *
  * @param engine the engine
+ * @param name a readable name, e.g. {@code vLLM}
+ * @param priority recognition order: the profile with the lowest priority one of whose prefixes
+ *     starts a family name wins (vLLM before TGI, for IBM's fork that writes both)
  * @param prefixAliases wire prefix → canonical prefix, applied to every sample name before
- *     matching (e.g. {@code ray_vllm:} → {@code vllm:}, {@code sglang_} → {@code sglang:}); the
- *     canonical prefix maps to itself
+ *     matching (e.g. {@code ray_vllm:} → {@code vllm:}); the canonical prefix maps to itself
+ * @param markers metric names that identify the engine although they carry none of its prefixes
+ *     (TensorRT-LLM up to 1.1 writes {@code time_to_first_token_seconds} with no prefix at all)
  * @param modelLabels labels that name the served model, first present wins
  * @param rankLabels labels whose series repeat the same value per rank (SGLang's {@code
- *     tp_rank}): of the series that differ only in these, the lowest rank is kept
+ *     tp_rank}): of the series that differ only in these, the lowest rank is read
+ * @param splitLabels labels that only split a total into parts, which are summed (documentation,
+ *     and what {@code explain} says of them)
+ * @param totalRows series that are the total of their siblings
  * @param concepts for each concept the metrics that carry it, preferred first; per scrape the
  *     first one with samples is used
+ * @param discovery how its processes are recognized and where they serve metrics
+ * @param origin where the profile was read from (a resource or file name), for messages
  */
 public record EngineProfile(
     Engine engine,
+    String name,
+    int priority,
     Map<String, String> prefixAliases,
+    List<String> markers,
     List<String> modelLabels,
     List<String> rankLabels,
-    Map<Concept, List<Source>> concepts) {
+    List<String> splitLabels,
+    List<TotalRowRule> totalRows,
+    Map<Concept, List<Source>> concepts,
+    DiscoveryRule discovery,
+    String origin) {
 
   public EngineProfile {
     Objects.requireNonNull(engine, "engine");
-    prefixAliases = Map.copyOf(prefixAliases);
+    Objects.requireNonNull(name, "name");
+    prefixAliases = Collections.unmodifiableMap(new LinkedHashMap<>(prefixAliases));
+    markers = List.copyOf(markers);
     modelLabels = List.copyOf(modelLabels);
     rankLabels = List.copyOf(rankLabels);
+    splitLabels = List.copyOf(splitLabels);
+    totalRows = List.copyOf(totalRows);
     EnumMap<Concept, List<Source>> copy = new EnumMap<>(Concept.class);
     concepts.forEach((c, s) -> copy.put(c, List.copyOf(s)));
-    concepts = java.util.Collections.unmodifiableMap(copy);
+    concepts = Collections.unmodifiableMap(copy);
+    Objects.requireNonNull(discovery, "discovery");
+    Objects.requireNonNull(origin, "origin");
   }
 
   /** The metrics for a concept, preferred first; empty when the engine doesn't export it. */
@@ -56,5 +82,22 @@ public record EngineProfile(
       }
     }
     return null;
+  }
+
+  /** The total-row rules that apply to a source. */
+  List<TotalRowRule> totalRowsOf(String sourceName) {
+    if (totalRows.isEmpty()) {
+      return List.of();
+    }
+    List<TotalRowRule> out = null;
+    for (TotalRowRule r : totalRows) {
+      if (r.appliesTo(sourceName)) {
+        if (out == null) {
+          out = new java.util.ArrayList<>(2);
+        }
+        out.add(r);
+      }
+    }
+    return out == null ? List.of() : out;
   }
 }

@@ -1,161 +1,158 @@
 package dev.gputop.inference.engine;
 
-import static dev.gputop.inference.engine.Source.counter;
-import static dev.gputop.inference.engine.Source.gauge;
-import static dev.gputop.inference.engine.Source.histogram;
-import static dev.gputop.inference.engine.Source.sample;
-
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * The name maps of every engine (reference/CONCEPTS.md and reference/METRICS.md), and engine
- * recognition from metric names. Every rename of every released version is listed, newest name
- * first; docs/inference.md shows the same table for people. Thread-safe (constants only).
+ * A set of engine profiles in recognition order. The built-in set is read once from the profile
+ * files packed with the agent ({@value #RESOURCE_DIR}, listed in its {@code index.txt}); users
+ * add or override profiles with files of their own ({@link #with}). Immutable and thread-safe.
  */
 public final class EngineProfiles {
 
-  private EngineProfiles() {}
+  /** Where the built-in profile files are, on the class path. */
+  public static final String RESOURCE_DIR = "dev/gputop/inference/engines/";
 
-  /**
-   * vLLM V0 and V1 (and Ray Serve's {@code ray_vllm:} re-export). Series repeat per {@code
-   * engine} (data parallel), {@code model_name}, {@code finished_reason}: all summed.
-   */
-  public static final EngineProfile VLLM =
-      new EngineProfile(
-          Engine.VLLM,
-          Map.of("vllm:", "vllm:", "ray_vllm:", "vllm:"),
-          List.of("model_name"),
-          List.of(),
-          Map.ofEntries(
-              Map.entry(Concept.RUNNING, List.of(gauge("vllm:num_requests_running"))),
-              Map.entry(Concept.WAITING, List.of(gauge("vllm:num_requests_waiting"))),
-              // 0.10 renamed gpu_cache_usage_perc (removed in 0.12).
-              Map.entry(
-                  Concept.KV_CACHE,
-                  List.of(gauge("vllm:kv_cache_usage_perc"), gauge("vllm:gpu_cache_usage_perc"))),
-              // V1: 0.10 renamed gpu_prefix_cache_* (removed in 0.12).
-              Map.entry(
-                  Concept.PREFIX_HITS,
-                  List.of(counter("vllm:prefix_cache_hits"), counter("vllm:gpu_prefix_cache_hits"))),
-              Map.entry(
-                  Concept.PREFIX_QUERIES,
-                  List.of(
-                      counter("vllm:prefix_cache_queries"), counter("vllm:gpu_prefix_cache_queries"))),
-              // V0 only (≤0.9): block-level, cumulative, −1 when prefix caching is off.
-              Map.entry(Concept.PREFIX_HIT_RATE_GAUGE, List.of(gauge("vllm:gpu_prefix_cache_hit_rate"))),
-              Map.entry(
-                  Concept.REQUESTS,
-                  List.of(
-                      counter("vllm:request_success"),
-                      sample("vllm:e2e_request_latency_seconds_count"))),
-              Map.entry(Concept.PROMPT_TOKENS, List.of(counter("vllm:prompt_tokens"))),
-              Map.entry(Concept.GENERATION_TOKENS, List.of(counter("vllm:generation_tokens"))),
-              Map.entry(Concept.PREEMPTIONS, List.of(counter("vllm:num_preemptions"))),
-              Map.entry(Concept.TTFT, List.of(histogram("vllm:time_to_first_token_seconds"))),
-              // 0.11 renamed time_per_output_token_seconds (same data; removed ~0.14).
-              Map.entry(
-                  Concept.ITL,
-                  List.of(
-                      histogram("vllm:inter_token_latency_seconds"),
-                      histogram("vllm:time_per_output_token_seconds"))),
-              Map.entry(Concept.E2E, List.of(histogram("vllm:e2e_request_latency_seconds"))),
-              // request_queue_time_seconds since ~0.6; time_in_queue_requests before (removed 0.10).
-              Map.entry(
-                  Concept.QUEUE,
-                  List.of(
-                      histogram("vllm:request_queue_time_seconds"),
-                      histogram("vllm:time_in_queue_requests")))));
+  private static final Comparator<EngineProfile> ORDER =
+      Comparator.comparingInt(EngineProfile::priority).thenComparing(p -> p.engine().id());
 
-  /**
-   * SGLang ({@code sglang:}, and {@code sglang_} behind sgl-router / smg gateway). Scheduler
-   * gauges repeat per {@code tp_rank} (and {@code pp_rank}, {@code moe_ep_rank}): one rank is
-   * read; {@code dp_rank} and the gateway's {@code worker_addr} are summed.
-   */
-  public static final EngineProfile SGLANG =
-      new EngineProfile(
-          Engine.SGLANG,
-          Map.of("sglang:", "sglang:", "sglang_", "sglang:"),
-          // v0.3.5 used name= instead of model_name=.
-          List.of("model_name", "name"),
-          List.of("tp_rank", "pp_rank", "moe_ep_rank"),
-          Map.ofEntries(
-              Map.entry(Concept.RUNNING, List.of(gauge("sglang:num_running_reqs"))),
-              Map.entry(Concept.WAITING, List.of(gauge("sglang:num_queue_reqs"))),
-              Map.entry(Concept.KV_CACHE, List.of(gauge("sglang:token_usage"))),
-              Map.entry(Concept.PREFIX_HITS, List.of(counter("sglang:cached_tokens"))),
-              Map.entry(Concept.PREFIX_QUERIES, List.of(counter("sglang:prompt_tokens"))),
-              Map.entry(
-                  Concept.REQUESTS,
-                  List.of(
-                      counter("sglang:num_requests"),
-                      sample("sglang:e2e_request_latency_seconds_count"))),
-              Map.entry(Concept.PROMPT_TOKENS, List.of(counter("sglang:prompt_tokens"))),
-              Map.entry(Concept.GENERATION_TOKENS, List.of(counter("sglang:generation_tokens"))),
-              Map.entry(Concept.PREEMPTIONS, List.of(counter("sglang:num_retracted_requests"))),
-              Map.entry(Concept.TTFT, List.of(histogram("sglang:time_to_first_token_seconds"))),
-              // time_per_output_token_seconds was the name up to ~v0.4.x.
-              Map.entry(
-                  Concept.ITL,
-                  List.of(
-                      histogram("sglang:inter_token_latency_seconds"),
-                      histogram("sglang:time_per_output_token_seconds"))),
-              Map.entry(Concept.E2E, List.of(histogram("sglang:e2e_request_latency_seconds"))),
-              Map.entry(Concept.QUEUE, List.of(histogram("sglang:queue_time_seconds")))));
+  private final List<EngineProfile> all;
 
-  /**
-   * Text Generation Inference. No model label (one model per server); counters have no {@code
-   * _total}; token throughput comes from the token-count histograms' {@code _sum}. No TTFT, no
-   * KV cache. ITL is the per-request mean time per output token.
-   */
-  public static final EngineProfile TGI =
-      new EngineProfile(
-          Engine.TGI,
-          Map.of("tgi_", "tgi_"),
-          List.of(),
-          List.of(),
-          Map.ofEntries(
-              Map.entry(Concept.RUNNING, List.of(gauge("tgi_batch_current_size"))),
-              Map.entry(Concept.WAITING, List.of(gauge("tgi_queue_size"))),
-              Map.entry(Concept.REQUESTS, List.of(counter("tgi_request_success"))),
-              Map.entry(Concept.PROMPT_TOKENS, List.of(sample("tgi_request_input_length_sum"))),
-              Map.entry(
-                  Concept.GENERATION_TOKENS, List.of(sample("tgi_request_generated_tokens_sum"))),
-              Map.entry(Concept.ITL, List.of(histogram("tgi_request_mean_time_per_token_duration"))),
-              Map.entry(Concept.E2E, List.of(histogram("tgi_request_duration"))),
-              Map.entry(Concept.QUEUE, List.of(histogram("tgi_request_queue_duration"))),
-              // Only for the approximate TTFT (queue + prefill), shown under its own name.
-              Map.entry(
-                  Concept.PREFILL_BATCH,
-                  List.of(histogram("tgi_batch_inference_duration").where("method", "prefill")))));
+  private EngineProfiles(List<EngineProfile> profiles) {
+    List<EngineProfile> sorted = new ArrayList<>(profiles);
+    sorted.sort(ORDER);
+    this.all = List.copyOf(sorted);
+  }
 
-  /**
-   * llama.cpp {@code llama-server --metrics}: no labels, no latency histograms, no request
-   * counter; the KV-cache gauge exists only in builds before May 2025 (#13660).
-   */
-  public static final EngineProfile LLAMACPP =
-      new EngineProfile(
-          Engine.LLAMACPP,
-          Map.of("llamacpp:", "llamacpp:"),
-          List.of(),
-          List.of(),
-          Map.ofEntries(
-              Map.entry(Concept.RUNNING, List.of(gauge("llamacpp:requests_processing"))),
-              Map.entry(Concept.WAITING, List.of(gauge("llamacpp:requests_deferred"))),
-              Map.entry(Concept.KV_CACHE, List.of(gauge("llamacpp:kv_cache_usage_ratio"))),
-              Map.entry(Concept.PROMPT_TOKENS, List.of(counter("llamacpp:prompt_tokens"))),
-              Map.entry(Concept.GENERATION_TOKENS, List.of(counter("llamacpp:tokens_predicted")))));
+  /** These profiles, one per engine (a later one with the same engine replaces the earlier). */
+  public static EngineProfiles of(List<EngineProfile> profiles) {
+    Map<Engine, EngineProfile> byEngine = new LinkedHashMap<>();
+    for (EngineProfile p : profiles) {
+      byEngine.put(p.engine(), p);
+    }
+    return new EngineProfiles(new ArrayList<>(byEngine.values()));
+  }
 
-  /** Profiles in recognition priority: a vLLM that also serves TGI-style names is vLLM. */
-  public static final List<EngineProfile> ALL = List.of(VLLM, SGLANG, LLAMACPP, TGI);
+  /** The profiles packed with the agent. */
+  public static EngineProfiles builtIn() {
+    return BuiltIn.PROFILES;
+  }
 
-  /** The profile of an engine, or null for {@link Engine#UNKNOWN}. */
-  public static EngineProfile of(Engine engine) {
-    for (EngineProfile p : ALL) {
+  private static final class BuiltIn {
+    static final EngineProfiles PROFILES = readBuiltIn();
+  }
+
+  /** Profiles in recognition order: a vLLM that also serves TGI-style names is vLLM. */
+  public List<EngineProfile> all() {
+    return all;
+  }
+
+  /** The profile of an engine, or null (always for {@link Engine#UNKNOWN}). */
+  public EngineProfile get(Engine engine) {
+    for (EngineProfile p : all) {
       if (p.engine() == engine) {
         return p;
       }
     }
     return null;
+  }
+
+  /** These profiles with {@code added} added, each replacing the profile of the same engine. */
+  public EngineProfiles with(List<EngineProfile> added) {
+    List<EngineProfile> list = new ArrayList<>(all);
+    list.addAll(added);
+    return of(list);
+  }
+
+  private static EngineProfiles readBuiltIn() {
+    ClassLoader loader = EngineProfiles.class.getClassLoader();
+    String index = resource(loader, RESOURCE_DIR + "index.txt");
+    ProfileLoader reader = new ProfileLoader();
+    List<EngineProfile> profiles = new ArrayList<>();
+    for (String line : index.split("\n")) {
+      String file = line.strip();
+      if (file.isEmpty() || file.startsWith("#")) {
+        continue;
+      }
+      String origin = "engines/" + file + " (built in)";
+      profiles.add(reader.parse(resource(loader, RESOURCE_DIR + file), origin));
+    }
+    return checkedOf(profiles);
+  }
+
+  /** Like {@link #of}, but two profiles for one engine are an error (files in one directory). */
+  static EngineProfiles checkedOf(List<EngineProfile> profiles) {
+    Map<Engine, EngineProfile> seen = new LinkedHashMap<>();
+    for (EngineProfile p : profiles) {
+      EngineProfile before = seen.put(p.engine(), p);
+      if (before != null) {
+        throw new ProfileException(p.origin(), "engine", 0,
+            "engine '" + p.engine() + "' is also defined by " + before.origin());
+      }
+    }
+    return new EngineProfiles(profiles);
+  }
+
+  /**
+   * Reads every {@code *.yaml} and {@code *.yml} file of a directory, in file-name order. Two
+   * files for one engine are an error.
+   *
+   * @throws ProfileException when a file is not a valid profile
+   * @throws UncheckedIOException when the directory or a file can't be read
+   */
+  public static List<EngineProfile> readDirectory(Path dir) {
+    List<Path> files = new ArrayList<>();
+    try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir, "*.{yaml,yml}")) {
+      for (Path p : ds) {
+        if (Files.isRegularFile(p)) {
+          files.add(p);
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("can't read the engine profile directory " + dir + ": " + e, e);
+    }
+    files.sort(Comparator.comparing(p -> p.getFileName().toString()));
+    ProfileLoader reader = new ProfileLoader();
+    List<EngineProfile> out = new ArrayList<>();
+    for (Path p : files) {
+      out.add(readFile(reader, p));
+    }
+    return checkedOf(out).all();
+  }
+
+  /** Reads one profile file. */
+  public static EngineProfile readFile(Path file) {
+    return readFile(new ProfileLoader(), file);
+  }
+
+  private static EngineProfile readFile(ProfileLoader reader, Path file) {
+    String text;
+    try {
+      text = Files.readString(file, StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException("can't read engine profile " + file + ": " + e, e);
+    }
+    return reader.parse(text, file.toString());
+  }
+
+  private static String resource(ClassLoader loader, String name) {
+    try (InputStream in = loader.getResourceAsStream(name)) {
+      if (in == null) {
+        throw new IllegalStateException("built-in engine profile resource " + name + " is missing");
+      }
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 }

@@ -2,6 +2,7 @@ package dev.gputop.inference.export;
 
 import dev.gputop.inference.stats.LatencyStats;
 import dev.gputop.inference.stats.ServerStats;
+import dev.gputop.inference.stats.SloStats;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.api.metrics.Meter;
@@ -73,6 +74,28 @@ public final class InferenceMetrics implements AutoCloseable {
     latency(meter, "itl", "Inter-token latency", ServerStats::itl);
     latency(meter, "e2e", "End-to-end request latency", ServerStats::e2e);
     latency(meter, "queue", "Time waiting before scheduling", ServerStats::queue);
+    slo(meter, "gputop.inference.slo.attainment",
+        "Fraction of the window's requests at or under the SLO target (inference.slo), by slo.",
+        SloStats.Value::attainment);
+    slo(meter, "gputop.inference.slo.burn_rate",
+        "Error-budget burn rate (1 - attainment) / (1 - objective), by slo.",
+        SloStats.Value::burnRate);
+  }
+
+  /** The SLO gauges: one point per SLO with a value, attribute {@code slo}. */
+  private void slo(Meter meter, String name, String description,
+      Function<SloStats.Value, Double> value) {
+    registrations.add(
+        meter.gaugeBuilder(name).setDescription(description).setUnit("1").buildWithCallback(
+            m -> eachPoint(name, p -> {
+              SloStats s = p.stats().slo();
+              SloStats.Value[] values = {s.ttft(), s.itl(), s.e2e(), s.queue()};
+              for (int i = 0; i < values.length; i++) {
+                if (values[i] != null) {
+                  record(m, value.apply(values[i]), p.slo().get(i));
+                }
+              }
+            })));
   }
 
   private void recordUp(ObservableLongMeasurement m) {

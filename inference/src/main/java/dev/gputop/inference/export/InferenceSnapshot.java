@@ -50,7 +50,7 @@ public record InferenceSnapshot(
   public static InferenceSnapshot empty() {
     return new InferenceSnapshot(
         List.of(),
-        new ServingOverview(null, null, null, null),
+        new ServingOverview(null, null, null, null, null),
         List.of(),
         new DiscoverySection(List.of(), List.of()),
         HealthStatus.healthy(),

@@ -2,7 +2,9 @@ package dev.gputop.inference.export;
 
 import dev.gputop.config.ExportedHistogram;
 import dev.gputop.config.HealthStatus;
+import dev.gputop.inference.stats.LatencyStats;
 import dev.gputop.inference.stats.ServerStats;
+import dev.gputop.inference.stats.SloStats;
 import dev.gputop.inference.window.ServerWindow;
 import io.opentelemetry.api.common.Attributes;
 import java.util.ArrayList;
@@ -106,11 +108,48 @@ public final class SnapshotBuilder {
       alerts.add(new Alert("kv_cache_full", s.name(), String.format(Locale.ROOT,
           "KV cache %.0f%% used while %d requests wait", stats.kvCacheUsage() * 100, stats.waiting())));
     }
+    String breach = sloBreach(stats);
+    if (breach != null) {
+      alerts.add(new Alert("slo_breach", s.name(), breach));
+    }
     if (CONFIGURED.equals(s.source()) && s.down()) {
       String why = "configured endpoint " + s.name() + " (" + s.url() + ") can't be scraped: " + s.error();
       alerts.add(new Alert("inference_unhealthy", s.name(), why));
       unhealthy.add(why);
     }
+  }
+
+  /**
+   * The {@code slo_breach} message of a server's total, or null: every SLO whose attainment is
+   * under its objective while at least {@code minRequests} requests of that latency completed in
+   * the window.
+   */
+  static String sloBreach(ServerStats stats) {
+    SloStats slo = stats.slo();
+    SloStats.Value[] values = slo.values();
+    LatencyStats[] latencies = {stats.ttft(), stats.itl(), stats.e2e(), stats.queue()};
+    StringBuilder why = new StringBuilder();
+    for (int i = 0; i < values.length; i++) {
+      SloStats.Value v = values[i];
+      LatencyStats l = latencies[i];
+      if (v == null || v.attainment() == null || !(v.attainment() < v.objective())
+          || l == null || l.count() == null || l.count() < slo.minRequests()) {
+        continue;
+      }
+      why.append(why.length() == 0 ? "" : "; ").append(String.format(Locale.ROOT,
+          "%s: %.1f%% of %d requests within %s, objective %s (burn rate %.1fx)",
+          StatsPoint.SLO_KINDS.get(i), v.attainment() * 100, l.count(), seconds(v.target()),
+          percent(v.objective()), v.burnRate()));
+    }
+    return why.length() == 0 ? null : "SLO breached: " + why;
+  }
+
+  private static String seconds(double s) {
+    return s < 1 ? String.format(Locale.ROOT, "%.0f ms", s * 1000) : String.format(Locale.ROOT, "%.3g s", s);
+  }
+
+  private static String percent(double f) {
+    return new java.math.BigDecimal(Double.toString(f * 100)).stripTrailingZeros().toPlainString() + "%";
   }
 
   /** The snapshot of every server added, with this refresh's discovery section. */
@@ -131,8 +170,13 @@ public final class SnapshotBuilder {
     Double worstItl = null;
     Double generation = null;
     Integer waiting = null;
+    Double worstSlo = null;
     for (ServerEntry e : servers) {
       ServerStats s = e.stats();
+      Double w = s.slo().worstAttainment();
+      if (w != null) {
+        worstSlo = worstSlo == null ? w : Math.min(worstSlo, w);
+      }
       worstTtft = max(worstTtft, s.ttft() == null ? null : s.ttft().p99());
       worstItl = max(worstItl, s.itl() == null ? null : s.itl().p50());
       if (s.generationTokensPerSecond() != null) {
@@ -142,7 +186,7 @@ public final class SnapshotBuilder {
         waiting = (waiting == null ? 0 : waiting) + s.waiting();
       }
     }
-    return new ServingOverview(worstTtft, worstItl, generation, waiting);
+    return new ServingOverview(worstTtft, worstItl, generation, waiting, worstSlo);
   }
 
   private static Double max(Double a, Double b) {

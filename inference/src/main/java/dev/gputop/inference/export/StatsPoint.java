@@ -3,6 +3,7 @@ package dev.gputop.inference.export;
 import dev.gputop.inference.stats.ServerStats;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.common.Attributes;
+import java.util.List;
 
 /**
  * The statistics of one server (or one model on it) with the attributes of its data points,
@@ -13,16 +14,26 @@ import io.opentelemetry.api.common.Attributes;
  * @param p50 the attributes plus {@code quantile=0.5}
  * @param p90 the attributes plus {@code quantile=0.9}
  * @param p99 the attributes plus {@code quantile=0.99}
+ * @param slo the attributes plus {@code slo} = ttft, itl, e2e, queue, in that order
  * @param stats the values
  */
 public record StatsPoint(
-    Attributes attributes, Attributes p50, Attributes p90, Attributes p99, ServerStats stats) {
+    Attributes attributes, Attributes p50, Attributes p90, Attributes p99, List<Attributes> slo,
+    ServerStats stats) {
+
+  /** The values of the {@code slo} attribute, in the order of {@link #slo()}. */
+  public static final List<String> SLO_KINDS = List.of("ttft", "itl", "e2e", "queue");
 
   static final AttributeKey<String> SERVER = AttributeKey.stringKey("server");
   static final AttributeKey<String> ENGINE = AttributeKey.stringKey("engine");
   static final AttributeKey<String> MODEL = AttributeKey.stringKey("model");
   static final AttributeKey<String> QUANTILE = AttributeKey.stringKey("quantile");
   static final AttributeKey<String> STATE = AttributeKey.stringKey("state");
+  static final AttributeKey<String> SLO = AttributeKey.stringKey("slo");
+
+  public StatsPoint {
+    slo = List.copyOf(slo);
+  }
 
   /** A point for a server total ({@code model} null) or for one of its models. */
   public static StatsPoint of(String server, String engine, String model, ServerStats stats) {
@@ -36,6 +47,7 @@ public record StatsPoint(
         a.toBuilder().put(QUANTILE, "0.5").build(),
         a.toBuilder().put(QUANTILE, "0.9").build(),
         a.toBuilder().put(QUANTILE, "0.99").build(),
+        SLO_KINDS.stream().map(k -> a.toBuilder().put(SLO, k).build()).toList(),
         stats);
   }
 

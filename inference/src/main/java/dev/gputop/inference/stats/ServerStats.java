@@ -26,6 +26,8 @@ package dev.gputop.inference.stats;
  * @param queue queue time
  * @param ttftApproxMean for an engine without a TTFT histogram (TGI): mean queue time plus mean
  *     prefill batch time over the window, an approximation of the mean TTFT; else null
+ * @param slo SLO attainment and burn rate per latency ({@link SloAttainment}); {@link
+ *     SloStats#NONE} when no target applies
  */
 public record ServerStats(
     Integer running,
@@ -40,9 +42,31 @@ public record ServerStats(
     LatencyStats itl,
     LatencyStats e2e,
     LatencyStats queue,
-    Double ttftApproxMean) {
+    Double ttftApproxMean,
+    SloStats slo) {
 
   /** Nothing known. */
-  public static final ServerStats EMPTY =
-      new ServerStats(null, null, null, null, null, null, null, null, null, null, null, null, null);
+  public static final ServerStats EMPTY = new ServerStats(
+      null, null, null, null, null, null, null, null, null, null, null, null, null, SloStats.NONE);
+
+  public ServerStats {
+    slo = slo == null ? SloStats.NONE : slo;
+  }
+
+  /** These statistics without SLOs (as {@link WindowStatistics} computes them). */
+  public ServerStats(Integer running, Integer waiting, Double kvCacheUsage, Double prefixHitRatio,
+      Double requestsPerSecond, Double promptTokensPerSecond, Double generationTokensPerSecond,
+      Double preemptionsPerSecond, LatencyStats ttft, LatencyStats itl, LatencyStats e2e,
+      LatencyStats queue, Double ttftApproxMean) {
+    this(running, waiting, kvCacheUsage, prefixHitRatio, requestsPerSecond, promptTokensPerSecond,
+        generationTokensPerSecond, preemptionsPerSecond, ttft, itl, e2e, queue, ttftApproxMean,
+        SloStats.NONE);
+  }
+
+  /** These statistics with {@code slo}. */
+  public ServerStats withSlo(SloStats slo) {
+    return new ServerStats(running, waiting, kvCacheUsage, prefixHitRatio, requestsPerSecond,
+        promptTokensPerSecond, generationTokensPerSecond, preemptionsPerSecond, ttft, itl, e2e,
+        queue, ttftApproxMean, slo);
+  }
 }

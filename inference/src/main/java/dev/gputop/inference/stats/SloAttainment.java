@@ -43,7 +43,8 @@ public final class SloAttainment {
         value(window, Concept.TTFT, model, targets.ttft(), objective),
         value(window, Concept.ITL, model, targets.itl(), objective),
         value(window, Concept.E2E, model, targets.e2e(), objective),
-        value(window, Concept.QUEUE, model, targets.queue(), objective));
+        value(window, Concept.QUEUE, model, targets.queue(), objective),
+        targets.minRequests() == null ? SloTargets.DEFAULT_MIN_REQUESTS : targets.minRequests());
   }
 
   private static SloStats.Value value(

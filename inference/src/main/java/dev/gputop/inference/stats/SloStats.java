@@ -1,5 +1,7 @@
 package dev.gputop.inference.stats;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
+
 /**
  * The SLO attainment of one server (or one model on it) over the window, per latency: null where
  * no target is configured or the server does not export that histogram. Immutable.
@@ -8,11 +10,13 @@ package dev.gputop.inference.stats;
  * @param itl inter-token latency
  * @param e2e end-to-end latency
  * @param queue queue time
+ * @param minRequests the fewest requests in the window for a breach to count ({@code
+ *     inference.slo.minRequests}); not part of the JSON
  */
-public record SloStats(Value ttft, Value itl, Value e2e, Value queue) {
+public record SloStats(Value ttft, Value itl, Value e2e, Value queue, @JsonIgnore int minRequests) {
 
   /** No SLO known. */
-  public static final SloStats NONE = new SloStats(null, null, null, null);
+  public static final SloStats NONE = new SloStats(null, null, null, null, 0);
 
   /**
    * One SLO. Immutable.
@@ -26,10 +30,15 @@ public record SloStats(Value ttft, Value itl, Value e2e, Value queue) {
    */
   public record Value(Double target, Double objective, Double attainment, Double burnRate) {}
 
+  /** The four in the order of the {@code slo} attribute values ttft, itl, e2e, queue. */
+  public Value[] values() {
+    return new Value[] {ttft, itl, e2e, queue};
+  }
+
   /** The lowest attainment of the four, or null when none is known. */
   public Double worstAttainment() {
     Double worst = null;
-    for (Value v : new Value[] {ttft, itl, e2e, queue}) {
+    for (Value v : values()) {
       if (v != null && v.attainment() != null && (worst == null || v.attainment() < worst)) {
         worst = v.attainment();
       }

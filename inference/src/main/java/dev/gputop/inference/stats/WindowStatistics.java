@@ -1,5 +1,6 @@
 package dev.gputop.inference.stats;
 
+import dev.gputop.config.SloTargets;
 import dev.gputop.inference.engine.Concept;
 import dev.gputop.inference.engine.ConceptValues;
 import dev.gputop.inference.engine.HistogramSeries;
@@ -35,6 +36,17 @@ public final class WindowStatistics {
   private static final double[] QUANTILES = {0.5, 0.9, 0.99};
 
   private WindowStatistics() {}
+
+  /**
+   * The statistics of a server, or of one of its models, with its SLOs ({@link SloAttainment}).
+   *
+   * @param model the model to restrict to, or null for the whole server
+   * @param slo the targets that apply (resolved from {@code inference.slo})
+   */
+  public static ServerStats compute(ServerWindow window, String model, SloTargets slo) {
+    ServerStats stats = compute(window, model);
+    return slo == null || !slo.hasTargets() ? stats : stats.withSlo(SloAttainment.compute(window, model, slo));
+  }
 
   /**
    * The statistics of a server, or of one of its models.

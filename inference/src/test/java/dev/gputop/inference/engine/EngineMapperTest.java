@@ -134,16 +134,6 @@ class EngineMapperTest {
   }
 
   @Test
-  void parseLe_acceptsWhatGoAccepts() {
-    assertThat(EngineMapper.parseLe("+Inf")).isInfinite();
-    assertThat(EngineMapper.parseLe("Inf")).isInfinite();
-    assertThat(EngineMapper.parseLe("1e3")).isEqualTo(1000);
-    assertThat(EngineMapper.parseLe("0.5")).isEqualTo(0.5);
-    assertThat(EngineMapper.parseLe("1d")).isNaN();
-    assertThat(EngineMapper.parseLe("")).isNaN();
-  }
-
-  @Test
   void map_vllmV1DataParallelCapture() {
     ServerScrape s = map(TextExpositions.resource("/fixtures/vllm/vllm-v1-dp2.prom"));
     assertThat(s.engine()).isEqualTo(Engine.VLLM);

@@ -37,14 +37,14 @@ class SnapshotBuilderTest {
     assertThat(fieldNames(entry)).containsExactly("name", "engine", "url", "source", "state",
         "error", "gpus", "pids", "running", "waiting", "kvCacheUsage", "prefixHitRatio",
         "requestsPerSecond", "promptTokensPerSecond", "generationTokensPerSecond",
-        "preemptionsPerSecond", "ttft", "itl", "e2e", "queue", "ttftApproxMean", "models");
+        "preemptionsPerSecond", "ttft", "itl", "e2e", "queue", "ttftApproxMean", "slo", "models");
     assertThat(entry.get("running").asInt()).isEqualTo(5);
     assertThat(entry.get("ttft").get("p99").asDouble()).isEqualTo(0.4);
     JsonNode model = entry.get("models").get(1);
     assertThat(fieldNames(model)).containsExactly("name", "engine", "state", "error", "running",
         "waiting", "kvCacheUsage", "prefixHitRatio", "requestsPerSecond", "promptTokensPerSecond",
         "generationTokensPerSecond", "preemptionsPerSecond", "ttft", "itl", "e2e", "queue",
-        "ttftApproxMean");
+        "ttftApproxMean", "slo");
     assertThat(model.get("name").asText()).isEqualTo("b");
     assertThat(model.get("running").isNull()).isTrue();
   }
@@ -90,9 +90,9 @@ class SnapshotBuilderTest {
     b.add(server("y", SnapshotBuilder.DISCOVERED, "up", y, Map.of()));
     b.add(server("z", SnapshotBuilder.DISCOVERED, "down", ServerStats.EMPTY, Map.of()));
     ServingOverview o = b.build(new DiscoverySection(List.of(), List.of())).overview();
-    assertThat(o).isEqualTo(new ServingOverview(0.9, 0.4, 150.0, 5));
+    assertThat(o).isEqualTo(new ServingOverview(0.9, 0.4, 150.0, 5, null));
     assertThat(new SnapshotBuilder().build(new DiscoverySection(List.of(), List.of())).overview())
-        .isEqualTo(new ServingOverview(null, null, null, null));
+        .isEqualTo(new ServingOverview(null, null, null, null, null));
   }
 
   private static List<String> fieldNames(JsonNode node) {
