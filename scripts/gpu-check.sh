@@ -37,6 +37,35 @@ mkdir -p "$work"
 [ -n "${KEEP_DIR:-}" ] || trap 'rm -rf "$work"' EXIT
 
 gpu_fields="index,name,uuid,pci.bus_id,memory.total,memory.used,power.draw,temperature.gpu,utilization.gpu"
+# The fault counters (remapped rows, retired pages, PCIe replays) as `nvidia-smi -q` prints them,
+# read before the agent so a counter that moves can only be higher in the agent's read.
+if ! "$smi" -q >"$work/smi-q.txt" 2>"$work/smi.err"; then
+  echo "nvidia-smi -q failed: $(cat "$work/smi.err")" >&2; exit 2
+fi
+# One line per GPU: busId|replays|remapCorrectable|remapUncorrectable|remapPending|remapFailed|
+# retiredSingleBit|retiredDoubleBit|retiredPending ("" where -q has no such line).
+awk '
+  function trim(s) { gsub(/^[ \t]+|[ \t\r]+$/, "", s); return s }
+  function flush() { if (bus != "") print bus "|" v["replays"] "|" v["rc"] "|" v["ru"] "|" v["rp"] "|" v["rf"] "|" v["ps"] "|" v["pd"] "|" v["pp"] }
+  /^GPU [0-9A-Fa-f]+:/ { flush(); bus = $2; split("", v); section = ""; next }
+  bus == "" { next }
+  index($0, " : ") == 0 { t = trim($0); if (t != "") { match($0, /^ */); if (RLENGTH <= 4) section = t }; next }
+  {
+    k = trim(substr($0, 1, index($0, " : ") - 1)); val = trim(substr($0, index($0, " : ") + 3))
+    if (section == "PCI" && k == "Replays Since Reset") v["replays"] = val
+    if (section == "Remapped Rows") {
+      if (k == "Correctable Error") v["rc"] = val
+      if (k == "Uncorrectable Error") v["ru"] = val
+      if (k == "Pending") v["rp"] = val
+      if (k == "Remapping Failure Occurred") v["rf"] = val
+    }
+    if (section == "Retired Pages") {
+      if (k ~ /^Single Bit ECC/) v["ps"] = val
+      if (k ~ /^Double Bit ECC/) v["pd"] = val
+      if (k ~ /^Pending/) v["pp"] = val
+    }
+  }
+  END { flush() }' "$work/smi-q.txt" >"$work/smi-faults.txt"
 if ! "$smi" --query-gpu="$gpu_fields" --format=csv,noheader,nounits >"$work/smi-gpus.csv" 2>"$work/smi.err"; then
   echo "nvidia-smi --query-gpu failed: $(cat "$work/smi.err")" >&2; exit 2
 fi
@@ -91,10 +120,22 @@ awk '
   }' "$work/agent.json" >"$work/agent.flat"
 
 # Compare. Tolerances allow for the values moving between the two reads.
-awk -v FLAT="$work/agent.flat" -v GPUS="$work/smi-gpus.csv" -v APPS="$work/smi-apps.csv" '
+awk -v FLAT="$work/agent.flat" -v GPUS="$work/smi-gpus.csv" -v APPS="$work/smi-apps.csv" -v FAULTS="$work/smi-faults.txt" '
   function trim(s) { gsub(/^[ \t]+|[ \t\r]+$/, "", s); return s }
   function na(v) { return v == "" || v == "null" || v ~ /^\[/ || v == "N/A" }
   function abs(x) { return x < 0 ? -x : x }
+  # nvidia-smi -q says Yes/No where the agent says true/false.
+  function yesno(v) { return v == "true" ? "Yes" : v == "false" ? "No" : v }
+  function same(check, gpu, smi, agent) {
+    if (na(smi) && na(agent)) { row(check, gpu, "N/A", "N/A", 1); return }
+    row(check, gpu, na(smi) ? "N/A" : smi, na(agent) ? "N/A" : agent, smi == agent)
+  }
+  # A counter that may grow between the two reads: the agent read second, so it may be a little higher.
+  function grown(check, gpu, smi, agent, slack) {
+    if (na(smi) && na(agent)) { row(check, gpu, "N/A", "N/A", 1); return }
+    if (na(smi) || na(agent)) { row(check, gpu, na(smi) ? "N/A" : smi, na(agent) ? "N/A" : agent, 0); return }
+    row(check, gpu, smi, agent " (+0.." slack ")", agent - smi >= 0 && agent - smi <= slack)
+  }
   function row(check, gpu, smi, agent, ok) {
     printf "%-22s %-5s %-44s %-44s %s\n", check, gpu, substr(smi, 1, 44), substr(agent, 1, 44), ok ? "PASS" : "FAIL"
     if (!ok) failed++
@@ -151,6 +192,23 @@ awk -v FLAT="$work/agent.flat" -v GPUS="$work/smi-gpus.csv" -v APPS="$work/smi-a
       row("state", idx, "ok", state, state == "ok")
     }
     row("device count", "-", smiGpus, agentGpus, smiGpus == agentGpus)
+    # GPU faults, matched by PCI bus id (nvidia-smi -q names GPUs by it).
+    for (g = 0; ("gpus." g ".index") in flat; g++) {
+      if (na(flat["gpus." g ".parentUuid"])) byBus[toupper(flat["gpus." g ".pciBusId"])] = g
+    }
+    while ((getline line < FAULTS) > 0) {
+      n = split(line, f, "|")
+      if (!(toupper(f[1]) in byBus)) { row("faults", "?", f[1], "missing", 0); continue }
+      g = byBus[toupper(f[1])]; idx = flat["gpus." g ".index"]; p = "gpus." g "."
+      grown("pcie replays", idx, f[2], flat[p "pcieReplays"], 10)
+      same("remapped correctable", idx, f[3], flat[p "remappedRows.correctable"])
+      same("remapped uncorrectable", idx, f[4], flat[p "remappedRows.uncorrectable"])
+      same("remap pending", idx, f[5], yesno(flat[p "remappedRows.pending"]))
+      same("remap failed", idx, f[6], yesno(flat[p "remappedRows.failed"]))
+      same("retired single-bit", idx, f[7], flat[p "retiredPages.singleBit"])
+      same("retired double-bit", idx, f[8], flat[p "retiredPages.doubleBit"])
+      same("retired pending", idx, f[9], yesno(flat[p "retiredPages.pending"]))
+    }
     smiProcs = 0
     while ((getline line < APPS) > 0) {
       if (trim(line) == "" || line ~ /No running/) continue

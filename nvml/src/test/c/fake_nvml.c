@@ -16,6 +16,8 @@
  * Without any fake_nvml_* call, the first nvmlInit builds a scenario from the environment:
  *   FAKE_NVML_DEVICE_COUNT  number of GPUs (default 2, at most 8)
  *   FAKE_NVML_PROCESSES     comma-separated pid:gpuIndex:usedBytes entries, e.g. "1234:0:1073741824"
+ *   FAKE_NVML_SET           comma-separated gpuIndex:field=value settings of fake_nvml_set, e.g.
+ *                           "0:remap.correctable=3,1:pcie.replay=7"
  * and energy then grows with wall-clock time at the configured power.
  *
  * Xid events: fake_nvml_xid(dev, xid) queues one; nvmlEventSetWait(_v2) delivers it to the event
@@ -420,6 +422,16 @@ static void configure_from_environment(void) {
   const char *n = getenv("FAKE_NVML_DEVICE_COUNT");
   fake_nvml_reset(n ? atoi(n) : 2);
   energy_grows = 1;
+  const char *settings = getenv("FAKE_NVML_SET");
+  if (settings != NULL) {
+    char sbuf[4096];
+    snprintf(sbuf, sizeof sbuf, "%s", settings);
+    char *save = NULL;
+    for (char *tok = strtok_r(sbuf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+      int gpu = -1; char field[64]; long long value = 0;
+      if (sscanf(tok, "%d:%63[^=]=%lld", &gpu, field, &value) == 3) fake_nvml_set(gpu, field, value);
+    }
+  }
   const char *procs = getenv("FAKE_NVML_PROCESSES");
   if (procs == NULL) return;
   char buf[4096];

@@ -1,9 +1,11 @@
 # A stand-in for an inference server's processes, for discovery tests with real processes.
 # The test copies this file under an engine's program name (vllm, llama-server,
-# text-generation-launcher, text-generation-router, text-generation-server, or the modules
-# sglang/launch_server.py and vllm/entrypoints/openai/api_server.py) and runs it with that engine's flags. The process that owns the port
-# serves a small static /metrics in the engine's format; helper processes only sleep. Every child
-# dies with its parent (PR_SET_PDEATHSIG) and nothing lives longer than LIFETIME seconds.
+# text-generation-launcher, text-generation-router, text-generation-server, trtllm-serve,
+# tritonserver, lmdeploy, text-embeddings-router, or the modules sglang/launch_server.py,
+# vllm/entrypoints/openai/api_server.py and dynamo/frontend/__main__.py) and runs it with that
+# engine's flags. The process that owns the port serves a small static exposition in the engine's
+# format on the engine's metrics path; helper processes only sleep. Every child dies with its
+# parent (PR_SET_PDEATHSIG) and nothing lives longer than LIFETIME seconds.
 import ctypes
 import os
 import signal
@@ -23,7 +25,19 @@ METRICS = {
     "sglang": '# TYPE sglang:num_running_reqs gauge\nsglang:num_running_reqs{model_name="m"} 4.0\n',
     "tgi": "# TYPE tgi_batch_current_size gauge\ntgi_batch_current_size 5\n",
     "llamacpp": "# TYPE llamacpp:requests_processing gauge\nllamacpp:requests_processing 6\n",
+    "trtllm": '# TYPE trtllm_num_active_requests gauge\n'
+              'trtllm_num_active_requests{engine_type="trtllm",model_name="m"} 7.0\n',
+    "triton": '# TYPE nv_trt_llm_request_metrics gauge\n'
+              'nv_trt_llm_request_metrics{model="tensorrt_llm",request_type="active",version="1"} 2\n',
+    "dynamo": '# TYPE dynamo_frontend_requests_total counter\n'
+              'dynamo_frontend_requests_total{endpoint="chat_completions",model="m",request_type="stream",status="success"} 9\n',
+    "lmdeploy": '# TYPE lmdeploy:num_requests_running gauge\n'
+                'lmdeploy:num_requests_running{engine="0",model_name="m"} 3.0\n',
+    "tei": "# TYPE te_request_success counter\nte_request_success{method=\"single\"} 11\n",
 }
+
+# Where each engine serves its exposition; trtllm-serve's /metrics is JSON iteration stats.
+PATHS = {"trtllm": "/prometheus/metrics"}
 
 
 def die_with_parent():
@@ -64,10 +78,17 @@ def spawn(program, *args):
 
 def serve(engine, port, host):
     body = METRICS[engine].encode()
+    path = PATHS.get(engine, "/metrics")
 
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self):
-            if self.path.startswith("/metrics"):
+            if engine == "trtllm" and self.path == "/metrics":
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", "2")
+                self.end_headers()
+                self.wfile.write(b"[]")
+            elif self.path.startswith(path):
                 self.send_response(200)
                 self.send_header("Content-Type", "text/plain; version=0.0.4")
                 self.send_header("Content-Length", str(len(body)))
@@ -91,6 +112,8 @@ def main():
         program = "sglang.launch_server"
     elif program == "api_server.py":
         program = "vllm"  # python -m vllm.entrypoints.openai.api_server
+    elif program == "__main__.py":
+        program = "dynamo.frontend"  # python -m dynamo.frontend
     children = []
     if program == "vllm":
         # V0 style: workers forked from the API server, with the same command line.
@@ -122,6 +145,17 @@ def main():
         serve("tgi", flag("--prometheus-port", "9000"), flag("--hostname", "127.0.0.1"))
     elif program == "text-generation-server":
         pass
+    elif program == "trtllm-serve":
+        serve("trtllm", flag("--port", "8000"), flag("--host", "127.0.0.1"))
+    elif program == "tritonserver":
+        serve("triton", flag("--metrics-port", "8002"), "127.0.0.1")
+    elif program == "dynamo.frontend":
+        serve("dynamo", flag("--http-port", os.environ.get("DYN_HTTP_PORT", "8000")), "127.0.0.1")
+    elif program == "lmdeploy":
+        # lmdeploy serve api_server <model>: the API server serves /metrics on --server-port.
+        serve("lmdeploy", flag("--server-port", "23333"), flag("--server-name", "127.0.0.1"))
+    elif program == "text-embeddings-router":
+        serve("tei", flag("--prometheus-port", flag("--port", "3000")), "127.0.0.1")
     else:
         sys.exit("unknown program " + program)
     time.sleep(LIFETIME)

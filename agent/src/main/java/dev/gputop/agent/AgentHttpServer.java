@@ -38,7 +38,11 @@ import java.util.logging.Logger;
  *       (text 0.0.4, or OpenMetrics 1.0 when the scraper asks for it);
  *   <li>{@code GET /api/snapshot}: the JSON snapshot ({@code ?pretty} indents it);
  *   <li>{@code GET /healthz}: 200 when no receiver is unhealthy, else 503; the body lists the
- *       reasons.
+ *       reasons;
+ *   <li>{@code GET /api/history?server=NAME} or {@code ?gpu=INDEX}: the last ten minutes of that
+ *       server's or GPU's values ({@link History}); without a parameter, what has a history;
+ *   <li>{@code GET /}: the live web page ({@link WebAssets}), with its scripts, styles and the
+ *       uPlot chart library under {@code /assets/}, all served from the jar.
  * </ul>
  *
  * <p>Handlers only read published state and never scrape. Thread-safe; two daemon threads serve
@@ -95,7 +99,7 @@ public final class AgentHttpServer implements AutoCloseable {
     server.setExecutor(executor);
     server.createContext("/", s::handle);
     server.start();
-    logger.info(() -> "listening on " + s.url() + " (/metrics, /api/snapshot, /healthz)");
+    logger.info(() -> "listening on " + s.url() + " (/metrics, /api/snapshot, /api/history, /healthz, web page at /)");
     return s;
   }
 
@@ -153,11 +157,16 @@ public final class AgentHttpServer implements AutoCloseable {
         case "/healthz":
           healthz(exchange);
           break;
-        case "/":
-          send(exchange, 200, TEXT, bytes("gputop-agent " + Main.version() + "\n/metrics\n/api/snapshot\n/healthz\n"));
+        case "/api/history":
+          history(exchange);
           break;
         default:
-          send(exchange, 404, TEXT, bytes("not found: " + path + "\n"));
+          WebAssets.Asset asset = WebAssets.get(path);
+          if (asset != null) {
+            send(exchange, 200, asset.contentType(), asset.body());
+          } else {
+            send(exchange, 404, TEXT, bytes("not found: " + path + "\n"));
+          }
       }
     } catch (IOException e) {
       logger.log(Level.FINE, "client went away", e);
@@ -182,7 +191,7 @@ public final class AgentHttpServer implements AutoCloseable {
     MetricSnapshots snapshots = withTargetInfoHelp(prometheus.collect());
     ByteArrayOutputStream body = new ByteArrayOutputStream(16 * 1024);
     writer.write(body, snapshots);
-    send(exchange, 200, writer.getContentType(), body.toByteArray());
+    send(exchange, 200, writer.getContentType(), PrometheusLabels.kubernetesShortNames(body.toByteArray()));
   }
 
   /** HELP of {@code target_info}, as the OpenTelemetry specification words it. */
@@ -217,6 +226,52 @@ public final class AgentHttpServer implements AutoCloseable {
             ? Json.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsBytes(doc)
             : Json.MAPPER.writeValueAsBytes(doc);
     send(exchange, 200, JSON, body);
+  }
+
+  private void history(HttpExchange exchange) throws IOException {
+    Map<String, String> params = query(exchange.getRequestURI().getRawQuery());
+    History history = runtime.history();
+    long now = runtime.epochMillis();
+    ObjectNode doc;
+    String server = params.get("server");
+    String gpu = params.get("gpu");
+    if (server != null) {
+      doc = history.server(server, now);
+      if (doc == null) {
+        send(exchange, 404, JSON, json(error("no history for server '" + server + "'; known: " + history.serverNames())));
+        return;
+      }
+    } else if (gpu != null) {
+      doc = history.gpu(gpu, now);
+      if (doc == null) {
+        send(exchange, 404, JSON, json(error("no history for gpu '" + gpu + "'")));
+        return;
+      }
+    } else {
+      doc = history.index();
+    }
+    send(exchange, 200, JSON, Json.MAPPER.writeValueAsBytes(doc));
+  }
+
+  private static ObjectNode error(String message) {
+    ObjectNode doc = Json.MAPPER.createObjectNode();
+    doc.put("error", message);
+    return doc;
+  }
+
+  /** The decoded parameters of a raw query string; the first value of a repeated name wins. */
+  static Map<String, String> query(String raw) {
+    Map<String, String> out = new java.util.LinkedHashMap<>();
+    if (raw == null || raw.isEmpty()) {
+      return out;
+    }
+    for (String pair : raw.split("&")) {
+      int eq = pair.indexOf('=');
+      String name = java.net.URLDecoder.decode(eq < 0 ? pair : pair.substring(0, eq), StandardCharsets.UTF_8);
+      String value = eq < 0 ? "" : java.net.URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8);
+      out.putIfAbsent(name, value);
+    }
+    return out;
   }
 
   private void healthz(HttpExchange exchange) throws IOException {

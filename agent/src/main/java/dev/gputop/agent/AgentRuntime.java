@@ -32,7 +32,9 @@ import java.util.logging.Logger;
 /**
  * The agent's spine: creates the receivers found through {@link ReceiverProvider} (ServiceLoader),
  * refreshes each on its own daemon thread every {@code refresh.normal}, and assembles their
- * published state into the JSON snapshot, the health report and the re-exported histograms.
+ * published state into the JSON snapshot, the health report and the re-exported histograms. A
+ * further daemon thread records the snapshot's values into the ten-minute {@link History} at the
+ * same interval.
  *
  * <p>It does not know how the {@link OpenTelemetry} instance was made: the standalone {@code run}
  * command hands it an autoconfigured SDK ({@link StandaloneSdk}), the attach modes can hand it the
@@ -82,6 +84,9 @@ public final class AgentRuntime implements AutoCloseable {
   private final ExportedHistogramProducer histogramProducer;
   private final SnapshotAssembler assembler;
   private final AgentReceiverContext context;
+  private final History history;
+  /** Records the snapshot into {@link #history} every interval; created by start(). */
+  private volatile ScheduledExecutorService historyRecorder;
 
   /** Serializes start and close; readers never take it, so a slow start can't block /api/snapshot. */
   private final Object lifecycle = new Object();
@@ -101,6 +106,7 @@ public final class AgentRuntime implements AutoCloseable {
     this.histogramProducer = b.histogramProducer;
     this.assembler = new SnapshotAssembler(clock);
     this.context = new AgentReceiverContext(config, openTelemetry, clock);
+    this.history = History.forRefresh(config.refreshNormal());
   }
 
   /** A builder for a runtime with {@code config}; every other setting has a default. */
@@ -155,6 +161,7 @@ public final class AgentRuntime implements AutoCloseable {
         r.schedule(config.refreshNormal(), previous);
         previous = r;
       }
+      startHistory();
       logger.info(() -> "receivers started: " + receiverNames() + ", refresh every " + EffectiveConfig.duration(config.refreshNormal()));
     }
   }
@@ -241,6 +248,54 @@ public final class AgentRuntime implements AutoCloseable {
     return context.lookup(type);
   }
 
+  /** The last ten minutes of every server's and GPU's values (recorded from start()). */
+  History history() {
+    return history;
+  }
+
+  /** The clock's wall time in epoch milliseconds, the time base of {@link #history()}. */
+  long epochMillis() {
+    return TimeUnit.NANOSECONDS.toMillis(clock.epochNanos());
+  }
+
+  /** Records the snapshot into the history once now; the recorder thread calls it every interval. */
+  void recordHistory() {
+    history.record(epochMillis(), snapshot());
+  }
+
+  private void startHistory() {
+    ScheduledExecutorService recorder = Executors.newSingleThreadScheduledExecutor(runnable -> {
+      Thread t = new Thread(runnable, "gputop-history");
+      t.setDaemon(true);
+      return t;
+    });
+    AtomicLong lastFailureLog = new AtomicLong(Long.MIN_VALUE);
+    long every = history.intervalMillis();
+    recorder.scheduleAtFixedRate(() -> {
+      if (firstRefresh.getCount() > 0) {
+        return; // nothing refreshed yet: a point now would only say "starting"
+      }
+      try {
+        recordHistory();
+      } catch (RuntimeException e) {
+        long now = System.nanoTime();
+        long last = lastFailureLog.get();
+        if (last == Long.MIN_VALUE || now - last > TimeUnit.MINUTES.toNanos(1)) {
+          lastFailureLog.set(now);
+          logger.log(Level.WARNING, "history: recording failed", e);
+        }
+      }
+    }, every, every, TimeUnit.MILLISECONDS);
+    historyRecorder = recorder;
+  }
+
+  private void stopHistory() {
+    ScheduledExecutorService recorder = historyRecorder;
+    if (recorder != null) {
+      recorder.shutdownNow();
+    }
+  }
+
   /** The configuration this runtime runs with. */
   public AgentConfig config() {
     return config;
@@ -252,6 +307,7 @@ public final class AgentRuntime implements AutoCloseable {
    * Used by {@code snapshot --for D}.
    */
   public void stopRefreshing(Duration grace) throws InterruptedException {
+    stopHistory();
     List<Running> rs = runningReceivers();
     for (Running r : rs) {
       r.executor.shutdown();
@@ -275,6 +331,7 @@ public final class AgentRuntime implements AutoCloseable {
     synchronized (lifecycle) {
       rs = running;
     }
+    stopHistory();
     for (Running r : rs) {
       r.executor.shutdownNow();
     }

@@ -71,7 +71,7 @@ final class DemoCommand implements Callable<Integer> {
     quietLogging();
     PrintWriter out = spec.commandLine().getOut();
     boolean redraw = !plain && System.console() != null;
-    try (DemoReplicas replicas = DemoReplicas.start(seed)) {
+    try (DemoReplicas replicas = replicas(seed).start()) {
       AgentConfig cfg = demoConfig(file, replicas.replicas());
       StandaloneAgent agent = startAgent(cfg);
       CountDownLatch done = new CountDownLatch(1);
@@ -84,7 +84,11 @@ final class DemoCommand implements Callable<Integer> {
         agent.runtime().awaitFirstRefresh(Duration.ofSeconds(5));
         long start = System.nanoTime();
         long end = duration == null ? Long.MAX_VALUE : start + duration.toNanos();
-        String listener = agent.server() == null ? "off" : agent.server().url() + " (/metrics, /api/snapshot, /healthz)";
+        String listener = agent.server() == null
+            ? "off"
+            : agent.server().url() + " (/metrics, /api/snapshot, /api/history, /healthz)\n"
+                + "live view: open " + agent.server().url() + "/ in a browser, or run: java -jar gputop-agent.jar top --url "
+                + agent.server().url();
         while (true) {
           long elapsed = System.nanoTime() - start;
           StringBuilder screen = new StringBuilder();
@@ -120,6 +124,15 @@ final class DemoCommand implements Callable<Integer> {
       }
     }
     return ExitCodes.OK;
+  }
+
+  /**
+   * The demo's replicas: restarts on, and the first burst of load at once, so that the README's
+   * 30-second demo shows a queue and a full KV cache (the {@code kv_cache_full} alert) in its
+   * first half (DemoAlertTest).
+   */
+  static DemoReplicas.Builder replicas(long seed) {
+    return DemoReplicas.builder().seed(seed).earlyBurst(true);
   }
 
   /**

@@ -40,7 +40,7 @@ final class StandaloneAgent implements AutoCloseable {
    * @throws dev.gputop.config.ConfigException when a receiver can't use the configuration
    */
   static StandaloneAgent start(AgentConfig config) {
-    StandaloneSdk sdk = StandaloneSdk.create(!config.listenerDisabled());
+    StandaloneSdk sdk = StandaloneSdk.create(!config.listenerDisabled(), config.kubernetes().nodeName());
     AgentRuntime runtime =
         AgentRuntime.builder(config)
             .setOpenTelemetry(sdk.openTelemetry())

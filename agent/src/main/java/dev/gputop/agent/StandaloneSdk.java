@@ -56,6 +56,7 @@ public final class StandaloneSdk implements AutoCloseable {
   static final AttributeKey<String> SERVICE_NAME = AttributeKey.stringKey("service.name");
   static final AttributeKey<String> SERVICE_VERSION = AttributeKey.stringKey("service.version");
   static final AttributeKey<String> HOST_NAME = AttributeKey.stringKey("host.name");
+  static final AttributeKey<String> K8S_NODE_NAME = AttributeKey.stringKey("k8s.node.name");
 
   static final String DEFAULT_SERVICE_NAME = "gputop-agent";
 
@@ -76,6 +77,15 @@ public final class StandaloneSdk implements AutoCloseable {
    * @param withPrometheus whether to register a Prometheus reader for the {@code /metrics} endpoint
    */
   public static StandaloneSdk create(boolean withPrometheus) {
+    return create(withPrometheus, null);
+  }
+
+  /**
+   * As {@link #create(boolean)}, with the Kubernetes node the agent runs on ({@code
+   * kubernetes.nodeName}, from {@code NODE_NAME} by default) as the {@code k8s.node.name} resource
+   * attribute; null outside Kubernetes.
+   */
+  public static StandaloneSdk create(boolean withPrometheus, String nodeName) {
     preferLazyTlsHttpSender();
     ExportedHistogramProducer histograms = new ExportedHistogramProducer();
     PrometheusMetricReader prometheus =
@@ -84,7 +94,7 @@ public final class StandaloneSdk implements AutoCloseable {
         AutoConfiguredOpenTelemetrySdk.builder()
             .disableShutdownHook() // the agent flushes and shuts down itself, within its 5 s budget
             .addPropertiesCustomizer(StandaloneSdk::agentDefaults)
-            .addResourceCustomizer((resource, config) -> agentResource(resource))
+            .addResourceCustomizer((resource, config) -> agentResource(resource, nodeName))
             .addMeterProviderCustomizer(
                 (builder, config) -> {
                   if (prometheus != null) {
@@ -180,7 +190,15 @@ public final class StandaloneSdk implements AutoCloseable {
   }
 
   static Resource agentResource(Resource resource) {
+    return agentResource(resource, null);
+  }
+
+  /** The resource with the agent's defaults, and {@code k8s.node.name} when a node name is given. */
+  static Resource agentResource(Resource resource, String nodeName) {
     ResourceBuilder b = resource.toBuilder();
+    if (nodeName != null && !nodeName.isBlank() && resource.getAttribute(K8S_NODE_NAME) == null) {
+      b.put(K8S_NODE_NAME, nodeName);
+    }
     String name = resource.getAttribute(SERVICE_NAME);
     if (name == null || name.startsWith("unknown_service")) {
       b.put(SERVICE_NAME, DEFAULT_SERVICE_NAME);

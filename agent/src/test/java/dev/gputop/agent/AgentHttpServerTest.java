@@ -125,6 +125,47 @@ class AgentHttpServerTest {
   }
 
   @Test
+  void history_servesTheRecordedPointsOfAServerAndTheIndex() throws Exception {
+    runtime.recordHistory();
+    runtime.recordHistory();
+    HttpResponse<String> r = get("/api/history?server=chat");
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(r.headers().firstValue("Content-Type").orElse("")).startsWith("application/json");
+    JsonNode doc = json.readTree(r.body());
+    assertThat(SnapshotSchema.historyErrors(doc)).isEmpty();
+    assertThat(doc.get("server").asText()).isEqualTo("chat");
+    assertThat(doc.get("times").size()).isGreaterThanOrEqualTo(2);
+    assertThat(doc.get("series").get("waiting").get(0).asDouble()).isEqualTo(3.0);
+    assertThat(doc.get("series").get("ttftP99").get(0).asDouble()).isEqualTo(0.4);
+    assertThat(doc.get("intervalSeconds").asDouble()).isEqualTo(0.5); // 50 ms refresh, recorded every 500 ms
+
+    JsonNode index = json.readTree(get("/api/history").body());
+    assertThat(SnapshotSchema.historyErrors(index)).isEmpty();
+    assertThat(index.get("servers").get(0).asText()).isEqualTo("chat");
+
+    HttpResponse<String> unknown = get("/api/history?server=no%20such");
+    assertThat(unknown.statusCode()).isEqualTo(404);
+    assertThat(json.readTree(unknown.body()).get("error").asText()).contains("no such").contains("chat");
+    assertThat(get("/api/history?gpu=3").statusCode()).isEqualTo(404);
+  }
+
+  @Test
+  void root_servesThePageAndItsAssetsFromTheJar() throws Exception {
+    HttpResponse<String> page = get("/");
+    assertThat(page.statusCode()).isEqualTo(200);
+    assertThat(page.headers().firstValue("Content-Type").orElse("")).startsWith("text/html");
+    assertThat(page.body()).contains("<script src=\"assets/uPlot.iife.min.js\">").contains("assets/app.js");
+    HttpResponse<String> uplot = get("/assets/uPlot.iife.min.js");
+    assertThat(uplot.statusCode()).isEqualTo(200);
+    assertThat(uplot.headers().firstValue("Content-Type").orElse("")).startsWith("text/javascript");
+    assertThat(uplot.body()).contains("uPlot");
+    assertThat(get("/assets/uPlot.min.css").body()).contains(".uplot");
+    assertThat(get("/assets/app.js").body()).contains("api/snapshot").contains("api/history");
+    assertThat(get("/assets/app.css").statusCode()).isEqualTo(200);
+    assertThat(get("/assets/nope.js").statusCode()).isEqualTo(404);
+  }
+
+  @Test
   void otherPathsAndMethods_are404And405() throws Exception {
     assertThat(get("/nope").statusCode()).isEqualTo(404);
     HttpResponse<String> post = http.send(

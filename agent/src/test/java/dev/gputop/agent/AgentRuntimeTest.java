@@ -226,7 +226,7 @@ class AgentRuntimeTest {
     assertThat(doc.get("health").get("inference").get("state").asText()).isEqualTo("healthy");
 
     server.put("kvCacheUsage", 0.5);
-    server.put("engine", "triton");
+    server.put("engine", "Not an engine id"); // ids are lower case: any profile's id is valid
     inference.sections.set(Map.of("inference", List.of(server)));
     assertThat(SnapshotSchema.errors(rt.snapshot())).anyMatch(e -> e.contains("engine"));
   }

@@ -41,6 +41,11 @@ class ShadedJarIT {
       // ServiceLoader files are merged and relocated with the classes they name.
       assertThat(jar.getEntry("META-INF/services/dev.gputop.shaded.io.opentelemetry.sdk.autoconfigure.spi.metrics.ConfigurableMetricExporterProvider")).isNotNull();
       assertThat(jar.getEntry("snapshot.schema.json")).isNotNull();
+      assertThat(jar.getEntry("history.schema.json")).isNotNull();
+      // The web page and its chart library are served from the jar (no CDN).
+      assertThat(jar.getEntry("dev/gputop/agent/web/index.html")).isNotNull();
+      assertThat(jar.getEntry("META-INF/resources/webjars/uplot/" + WebAssets.uplotVersion() + "/dist/uPlot.iife.min.js")).isNotNull();
+      assertThat(jar.getEntry("META-INF/resources/webjars/uplot/" + WebAssets.uplotVersion() + "/dist/uPlot.min.css")).isNotNull();
     }
   }
 

@@ -11,10 +11,14 @@ import java.io.UncheckedIOException;
 import java.util.List;
 import java.util.stream.Collectors;
 
-/** The snapshot JSON Schema shipped in the agent (snapshot.schema.json), for tests. */
+/**
+ * The JSON Schemas shipped in the agent, for tests: the snapshot's (snapshot.schema.json) and
+ * /api/history's (history.schema.json).
+ */
 final class SnapshotSchema {
 
-  private static final JsonSchema SCHEMA = load();
+  private static final JsonSchema SCHEMA = load("snapshot.schema.json");
+  private static final JsonSchema HISTORY = load("history.schema.json");
 
   private SnapshotSchema() {}
 
@@ -23,10 +27,15 @@ final class SnapshotSchema {
     return SCHEMA.validate(doc).stream().map(ValidationMessage::toString).sorted().collect(Collectors.toList());
   }
 
-  private static JsonSchema load() {
-    try (InputStream in = SnapshotSchema.class.getResourceAsStream("/snapshot.schema.json")) {
+  /** The validation errors of a document of {@code GET /api/history}; empty when it conforms. */
+  static List<String> historyErrors(JsonNode doc) {
+    return HISTORY.validate(doc).stream().map(ValidationMessage::toString).sorted().collect(Collectors.toList());
+  }
+
+  private static JsonSchema load(String name) {
+    try (InputStream in = SnapshotSchema.class.getResourceAsStream("/" + name)) {
       if (in == null) {
-        throw new IllegalStateException("snapshot.schema.json is not on the classpath");
+        throw new IllegalStateException(name + " is not on the classpath");
       }
       return JsonSchemaFactory.getInstance(SpecVersion.VersionFlag.V202012).getSchema(in);
     } catch (IOException e) {

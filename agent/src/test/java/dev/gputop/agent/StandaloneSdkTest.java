@@ -59,4 +59,12 @@ class StandaloneSdkTest {
         Resource.getDefault().toBuilder().put(StandaloneSdk.SERVICE_NAME, "gpu-node-agent").build());
     assertThat(mine.getAttribute(StandaloneSdk.SERVICE_NAME)).isEqualTo("gpu-node-agent");
   }
+
+  @Test
+  void agentResource_inKubernetes_namesTheNodeBesideTheHost() {
+    Resource node = StandaloneSdk.agentResource(Resource.getDefault(), "gpu-node-7");
+    assertThat(node.getAttribute(StandaloneSdk.K8S_NODE_NAME)).isEqualTo("gpu-node-7");
+    assertThat(node.getAttribute(StandaloneSdk.HOST_NAME)).isNotBlank();
+    assertThat(StandaloneSdk.agentResource(Resource.getDefault(), null).getAttribute(StandaloneSdk.K8S_NODE_NAME)).isNull();
+  }
 }

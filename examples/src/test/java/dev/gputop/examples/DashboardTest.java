@@ -156,4 +156,22 @@ class DashboardTest {
         .map(p -> p.path("options").path("content").asText()).findFirst().orElse("");
     assertThat(note).contains("Percentiles do not aggregate", "sum by (le)", "histogram_quantile");
   }
+
+  @Test
+  void dashboard_hasTheSloRow() {
+    Map<String, List<String>> byTitle = new java.util.LinkedHashMap<>();
+    for (Dashboard.Query q : dashboard.queries()) {
+      byTitle.computeIfAbsent(q.panelTitle(), k -> new ArrayList<>()).add(q.expr());
+    }
+    assertThat(String.join("\n", byTitle.get("SLO attainment (agents, over inference.window)")))
+        .contains("gputop_inference_slo_attainment{");
+    assertThat(String.join("\n", byTitle.get("SLO burn rate (agents)"))).contains("gputop_inference_slo_burn_rate{");
+    // The Prometheus side reads the recording rules of examples/prometheus/slo.yml.
+    List<String> recorded = new ArrayList<>();
+    SloRulesTest.rules().forEach(r -> recorded.add(r.path("record").asText()));
+    for (String title : List.of("Fleet SLO attainment by model (1h, Prometheus rules)", "Burn rate 1h and 6h (Prometheus rules)")) {
+      assertThat(byTitle.get(title)).as(title).allSatisfy(e ->
+          assertThat(recorded).anySatisfy(r -> assertThat(r).isNotEmpty().isEqualTo(e.replaceAll("\\{.*", ""))));
+    }
+  }
 }

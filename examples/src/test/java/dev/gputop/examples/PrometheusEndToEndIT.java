@@ -77,6 +77,9 @@ class PrometheusEndToEndIT {
 
   private static Path work;
   private static com.sun.net.httpserver.HttpServer fullKvCache;
+  /** A vLLM that misses its SLOs: 80% of requests within the TTFT target, 90% within the ITL target. */
+  private static com.sun.net.httpserver.HttpServer sloBreach;
+  private static final java.util.concurrent.atomic.AtomicLong sloSteps = new java.util.concurrent.atomic.AtomicLong(9);
   private static final List<Background> processes = new ArrayList<>();
   private static PrometheusApi prometheus;
   private static String agentInstance;
@@ -132,6 +135,17 @@ class PrometheusEndToEndIT {
     });
     fullKvCache.start();
 
+    // A vLLM that misses its SLOs, its histograms growing by the same step at every scrape.
+    sloBreach = com.sun.net.httpserver.HttpServer.create(new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0), 4);
+    sloBreach.createContext("/metrics", exchange -> {
+      byte[] body = sloBreachExposition(sloSteps.incrementAndGet()).getBytes(StandardCharsets.UTF_8);
+      exchange.getResponseHeaders().set("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
+      exchange.sendResponseHeaders(200, body.length);
+      exchange.getResponseBody().write(body);
+      exchange.close();
+    });
+    sloBreach.start();
+
     // The agent.
     int agentPort = freePortBlock(1);
     int nobodyListens = freePortBlock(1);
@@ -157,6 +171,13 @@ class PrometheusEndToEndIT {
         "      url: http://127.0.0.1:" + fullKvCache.getAddress().getPort() + "/metrics",
         "    - name: unreachable",
         "      url: http://127.0.0.1:" + nobodyListens + "/metrics",
+        "    - name: slo-breach",
+        "      url: http://127.0.0.1:" + sloBreach.getAddress().getPort() + "/metrics",
+        // The targets and objective slo.yml assumes, so the agent's attainment and the rules' agree.
+        "  slo:",
+        "    ttft: 1s",
+        "    itl: 100ms",
+        "    objective: 0.99",
         "nvml:",
         "  enabled: true",
         "  library: " + fakeNvml,
@@ -197,6 +218,7 @@ class PrometheusEndToEndIT {
         "  evaluation_interval: 1s",
         "rule_files:",
         "  - " + Examples.file("prometheus/alerts.yml").toAbsolutePath(),
+        "  - " + Examples.file("prometheus/slo.yml").toAbsolutePath(),
         "scrape_configs:",
         "  - job_name: " + Examples.AGENT_JOB,
         "    static_configs:",
@@ -222,6 +244,9 @@ class PrometheusEndToEndIT {
     }
     if (fullKvCache != null) {
       fullKvCache.stop(0);
+    }
+    if (sloBreach != null) {
+      sloBreach.stop(0);
     }
     if (work != null) {
       try (var files = Files.walk(work)) {
@@ -295,6 +320,7 @@ class PrometheusEndToEndIT {
       String subject = l.has("server") ? l.path("server").asText() : l.has("hw_name") ? l.path("hw_name").asText() : l.path("instance").asText();
       states.computeIfAbsent(l.path("alertname").asText(), k -> new TreeSet<>()).add(subject + "=" + a.path("state").asText());
     }
+    states.keySet().removeAll(SloRulesTest.SLO_ALERTS); // sloBurnAlerts_fireForTheServerThatMissesItsSlos
     // Causes that last: the full KV cache, the endpoint nobody serves, the lost GPU, the agent
     // target nobody serves. (A demo server that misses a scrape on a loaded machine may add a
     // short-lived pending alert of its own, which is right, so only the causes are required.)
@@ -309,6 +335,73 @@ class PrometheusEndToEndIT {
     assertThat(states.get("GputopGpuNvLinkErrors")).as(states.toString())
         .allSatisfy(s -> assertThat(s).isEqualTo("GPU 0=pending")).isNotEmpty();
     assertThat(states.get("GputopAgentDown")).as(states.toString()).anySatisfy(s -> assertThat(s).matches("127\\.0\\.0\\.1:\\d+=(pending|firing)").doesNotStartWith(agentInstance + "="));
+  }
+
+  @Test
+  void everySloRuleExpression_returnsData() {
+    SoftAssertions soft = new SoftAssertions();
+    for (JsonNode rule : SloRulesTest.rules()) {
+      String expr = rule.path("expr").asText();
+      String name = rule.has("alert") ? rule.path("alert").asText() : rule.path("record").asText() + " " + rule.path("labels").path("slo").asText();
+      soft.assertThat(prometheus.query(expr)).as("%s: %s", name, expr).isNotEmpty();
+    }
+    soft.assertAll();
+  }
+
+  @Test
+  void sloRecordingRules_equalTheAgentsOwnAttainment() {
+    // Every bucket and count of slo-breach grows by the same step per scrape, so PromQL's rate
+    // ratio is the step ratio for any window: the agent (over its scrapes) and Prometheus (over
+    // its scrapes of the agent's re-exported histograms) must agree exactly.
+    for (String[] c : new String[][] {{"ttft", "0.8"}, {"itl", "0.9"}}) {
+      String sel = "{server=\"slo-breach\", slo=\"" + c[0] + "\"}";
+      double recorded = value(prometheus.query("gputop:slo_attainment:ratio_rate5m" + sel));
+      double agent = value(prometheus.query("gputop_inference_slo_attainment" + sel));
+      assertThat(recorded).as("recorded " + c[0]).isCloseTo(Double.parseDouble(c[1]), org.assertj.core.api.Assertions.within(1e-9));
+      assertThat(agent).as("agent " + c[0]).isCloseTo(recorded, org.assertj.core.api.Assertions.within(1e-9));
+      double burn = value(prometheus.query("gputop_inference_slo_burn_rate" + sel));
+      assertThat(burn).as("burn " + c[0]).isCloseTo((1 - recorded) / (1 - 0.99), org.assertj.core.api.Assertions.within(1e-6));
+    }
+  }
+
+  @Test
+  void sloBurnAlerts_fireForTheServerThatMissesItsSlos() {
+    Map<String, Set<String>> states = new TreeMap<>();
+    for (JsonNode a : prometheus.alerts()) {
+      JsonNode l = a.path("labels");
+      if (SloRulesTest.SLO_ALERTS.contains(l.path("alertname").asText())) {
+        states.computeIfAbsent(l.path("alertname").asText(), k -> new TreeSet<>())
+            .add(l.path("server").asText() + " " + l.path("slo").asText() + "=" + a.path("state").asText());
+      }
+    }
+    // TTFT burns at 20x (both pairs page), ITL at 10x (only the 6h/30m pair); no `for`: firing.
+    assertThat(states.get("GputopSloFastBurn")).as(states.toString()).contains("slo-breach ttft=firing")
+        .doesNotContain("slo-breach itl=firing");
+    assertThat(states.get("GputopSloSlowBurn")).as(states.toString()).contains("slo-breach ttft=firing", "slo-breach itl=firing");
+  }
+
+  private static double value(List<JsonNode> result) {
+    assertThat(result).hasSize(1);
+    return Double.parseDouble(result.get(0).path("value").get(1).asText());
+  }
+
+  /** slo-breach's /metrics at scrape k: per step TTFT le 1: 80 of 100, ITL le 0.1: 900 of 1000. */
+  private static String sloBreachExposition(long k) {
+    String m = "{model_name=\"meta-llama/Llama-3.1-8B-Instruct\"";
+    return "# TYPE vllm:time_to_first_token_seconds histogram\n"
+        + "vllm:time_to_first_token_seconds_bucket" + m + ",le=\"0.5\"} " + 60 * k + "\n"
+        + "vllm:time_to_first_token_seconds_bucket" + m + ",le=\"1.0\"} " + 80 * k + "\n"
+        + "vllm:time_to_first_token_seconds_bucket" + m + ",le=\"+Inf\"} " + 100 * k + "\n"
+        + "vllm:time_to_first_token_seconds_count" + m + "} " + 100 * k + "\n"
+        + "vllm:time_to_first_token_seconds_sum" + m + "} " + 70 * k + "\n"
+        + "# TYPE vllm:inter_token_latency_seconds histogram\n"
+        + "vllm:inter_token_latency_seconds_bucket" + m + ",le=\"0.05\"} " + 500 * k + "\n"
+        + "vllm:inter_token_latency_seconds_bucket" + m + ",le=\"0.1\"} " + 900 * k + "\n"
+        + "vllm:inter_token_latency_seconds_bucket" + m + ",le=\"+Inf\"} " + 1000 * k + "\n"
+        + "vllm:inter_token_latency_seconds_count" + m + "} " + 1000 * k + "\n"
+        + "vllm:inter_token_latency_seconds_sum" + m + "} " + 80 * k + "\n"
+        + "# TYPE vllm:num_requests_running gauge\n"
+        + "vllm:num_requests_running" + m + "} 8\n";
   }
 
   // ------------------------------------------------------------------ waiting for data
@@ -344,7 +437,12 @@ class PrometheusEndToEndIT {
         for (JsonNode rule : AlertRulesTest.alertRules()) {
           all &= !prometheus.query(rule.path("expr").asText()).isEmpty();
         }
-        all &= prometheus.alerts().size() >= AlertRulesTest.REQUIRED_ALERTS.size();
+        for (JsonNode rule : SloRulesTest.rules()) {
+          all &= !prometheus.query(rule.path("expr").asText()).isEmpty();
+        }
+        Set<String> firing = new TreeSet<>();
+        prometheus.alerts().forEach(a -> firing.add(a.path("labels").path("alertname").asText()));
+        all &= firing.containsAll(AlertRulesTest.REQUIRED_ALERTS) && firing.containsAll(SloRulesTest.SLO_ALERTS);
         lastResults = results;
         if (all) {
           System.out.printf("PrometheusEndToEndIT: every query has data %d s after Prometheus was ready; variables %s%n",

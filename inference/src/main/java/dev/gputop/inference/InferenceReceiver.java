@@ -126,14 +126,14 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
       InferenceSnapshot last = snapshot.get();
       snapshot.set(new InferenceSnapshot(last.servers(), last.overview(), last.alerts(), last.discovery(),
           HealthStatus.unhealthy(List.of("internal error in the inference receiver: " + e)),
-          last.points(), last.up(), last.histograms(), last.owners()));
+          last.points(), last.up(), last.histograms(), last.owners(), last.pods()));
     }
   }
 
   /** One target of a cycle. */
   private record Target(
       String name, URI url, String source, List<Integer> gpus, List<Long> pids, ScrapeTarget scrape,
-      SloTargets slo) {
+      SloTargets slo, dev.gputop.config.PodIdentity pod) {
     String key() {
       return source + " " + name + " " + url;
     }
@@ -185,7 +185,7 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
         }
       }
       out.add(new SnapshotBuilder.Server(t.name(), t.url().toString(), t.source(), t.gpus(), t.pids(),
-          engine, st.engine != Engine.UNKNOWN, state, st.error, stats, models, st.window));
+          engine, st.engine != Engine.UNKNOWN, state, st.error, stats, models, st.window, t.pod()));
     }
     // Servers that left discovery (or config) leave now, with everything they held.
     states.keySet().retainAll(live);
@@ -222,7 +222,8 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
       DiscoveredServer d = byUrl.get(u);
       out.add(new Target(e.name(), e.url(), CONFIGURED,
           d == null ? List.of() : d.gpus(), d == null ? List.of() : d.pids(),
-          new ScrapeTarget(e.name(), e.url(), e.headers(), e.bearerTokenFile(), e.tls()), e.slo()));
+          new ScrapeTarget(e.name(), e.url(), e.headers(), e.bearerTokenFile(), e.tls()), e.slo(),
+          d == null ? null : d.pod()));
       urls.add(u);
       names.add(e.name());
     }
@@ -237,7 +238,7 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
         continue;
       }
       out.add(new Target(d.name(), d.url(), DISCOVERED, d.gpus(), d.pids(), ScrapeTarget.of(d.name(), d.url()),
-          SloTargets.NONE));
+          SloTargets.NONE, d.pod()));
     }
     return out;
   }
@@ -297,6 +298,11 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
   @Override
   public String serverFor(long pid) {
     return snapshot.get().owners().get(pid);
+  }
+
+  @Override
+  public dev.gputop.config.PodIdentity podFor(long pid) {
+    return snapshot.get().pods().get(pid);
   }
 
   @Override

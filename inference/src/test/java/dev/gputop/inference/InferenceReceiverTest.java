@@ -257,6 +257,43 @@ class InferenceReceiverTest {
   }
 
   @Test
+  void refresh_serverInAPod_namesItsPodInTheEntryPointsAndPidsUntilItLeaves() throws Exception {
+    dev.gputop.config.PodIdentity pod =
+        new dev.gputop.config.PodIdentity("llm", "chat-7f9c", "vllm", "4415fd05-2c0f-4533-909b-f2180dca8d7c");
+    try (InferenceReceiver r = receiver()) {
+      DiscoveredServer d = discovered("llm/chat-7f9c:8000", "http://10.244.1.17:8000/metrics", 21L);
+      discovery.servers.add(new DiscoveredServer(d.name(), d.engine(), d.url(), d.gpus(), List.of(21L, 22L),
+          d.command(), d.how(), "713a77a26fe2f3b4b0e0fa1a2b2c3d4e5f60718293a4b5c6d7e8f9001122733c", pod));
+      scraper.bodies.put("http://10.244.1.17:8000/metrics", fixture("vllm", "vllm-v1-dp2-small", 0));
+      r.refresh();
+
+      assertThat(server(r, "llm/chat-7f9c:8000").kubernetes()).isEqualTo(pod);
+      assertThat(r.podFor(21L)).isEqualTo(pod);
+      assertThat(r.podFor(22L)).isEqualTo(pod);
+      io.opentelemetry.api.common.Attributes expected = io.opentelemetry.api.common.Attributes.builder()
+          .put("server", "llm/chat-7f9c:8000").put("engine", "vllm")
+          .put("k8s.namespace.name", "llm").put("k8s.pod.name", "chat-7f9c").put("k8s.container.name", "vllm")
+          .put("k8s.pod.uid", "4415fd05-2c0f-4533-909b-f2180dca8d7c").build();
+      assertThat(r.snapshot().points()).extracting(dev.gputop.inference.export.StatsPoint::attributes).contains(expected);
+      assertThat(r.snapshot().up().keySet())
+          .allSatisfy(a -> assertThat(a.get(io.opentelemetry.api.common.AttributeKey.stringKey("k8s.pod.name")))
+              .isEqualTo("chat-7f9c"));
+      String json = new ObjectMapper().writeValueAsString(server(r, "llm/chat-7f9c:8000"));
+      assertThat(json).contains(
+          "\"kubernetes\":{\"namespace\":\"llm\",\"pod\":\"chat-7f9c\",\"container\":\"vllm\","
+              + "\"podUid\":\"4415fd05-2c0f-4533-909b-f2180dca8d7c\"}");
+
+      // The pod is gone: its server, points and PIDs leave the export (cardinality stays bounded).
+      discovery.servers.clear();
+      clock.advanceSeconds(3);
+      r.refresh();
+      assertThat(r.snapshot().points()).isEmpty();
+      assertThat(r.snapshot().up()).isEmpty();
+      assertThat(r.podFor(21L)).isNull();
+    }
+  }
+
+  @Test
   void refresh_kvCacheFullWhileRequestsWaitAlerts() {
     try (InferenceReceiver r = receiver(endpoint("sg", "http://10.0.0.7:30000/metrics"))) {
       scraper.bodies.put("http://10.0.0.7:30000/metrics", fixture("sglang", "sglang-tp2", 0));
@@ -378,7 +415,7 @@ class InferenceReceiverTest {
 
   static DiscoveredServer discovered(String name, String url, long pid) {
     return new DiscoveredServer(name, "vllm", URI.create(url), List.of(0, 1), List.of(pid),
-        "vllm serve m --port 8000", "command line", null);
+        "vllm serve m --port 8000", "command line", null, null);
   }
 
   /** Serves fixed bodies or failures by URL. */

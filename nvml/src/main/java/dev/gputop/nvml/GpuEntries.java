@@ -54,7 +54,8 @@ public final class GpuEntries {
                 p.usedMemoryBytes() < 0 ? null : p.usedMemoryBytes(),
                 serverOf(owners, p.pid()),
                 names == null ? null : names.nameOf(p.pid()),
-                u == null ? null : u.smUtilization()));
+                u == null ? null : u.smUtilization(),
+                podOf(owners, p.pid())));
       }
       XidLog.Gpu x = d.uuid() == null ? null : xids.get(d.uuid());
       entries.add(entry(d, processes, x));
@@ -69,6 +70,19 @@ public final class GpuEntries {
     }
     try {
       return owners.serverFor(pid);
+    } catch (RuntimeException e) {
+      logger.log(Level.FINE, "ProcessOwnerLookup failed for pid " + pid, e);
+      return null;
+    }
+  }
+
+  /** The owner's pod for a PID; a failing lookup never breaks the sample. */
+  static dev.gputop.config.PodIdentity podOf(ProcessOwnerLookup owners, long pid) {
+    if (owners == null) {
+      return null;
+    }
+    try {
+      return owners.podFor(pid);
     } catch (RuntimeException e) {
       logger.log(Level.FINE, "ProcessOwnerLookup failed for pid " + pid, e);
       return null;

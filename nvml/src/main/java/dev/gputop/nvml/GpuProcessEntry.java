@@ -9,6 +9,15 @@ package dev.gputop.nvml;
  * @param server the inference server the process belongs to, or null
  * @param name executable name from /proc/PID/comm, or null when unknown
  * @param utilization the process's SM utilization (0-1), or null where the driver doesn't give it
+ * @param kubernetes the pod and container of the process's inference server ({@code namespace},
+ *     {@code pod}, {@code container}, {@code podUid}), or null
  */
 public record GpuProcessEntry(
-    long pid, Long usedMemoryBytes, String server, String name, Double utilization) {}
+    long pid, Long usedMemoryBytes, String server, String name, Double utilization,
+    dev.gputop.config.PodIdentity kubernetes) {
+
+  /** An entry of a process outside any known pod. */
+  public GpuProcessEntry(long pid, Long usedMemoryBytes, String server, String name, Double utilization) {
+    this(pid, usedMemoryBytes, server, name, utilization, null);
+  }
+}

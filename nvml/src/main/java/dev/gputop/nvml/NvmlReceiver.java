@@ -295,6 +295,9 @@ public final class NvmlReceiver implements Receiver, GpuProcessSource {
         if (p.server() != null) {
           b.put(DeviceAttributes.SERVER, p.server());
         }
+        if (p.kubernetes() != null) {
+          p.kubernetes().addTo(b); // per-pod GPU memory and utilization, without vGPU modes
+        }
         processes.add(
             new NvmlMetrics.ProcessView(
                 b.build(), p.usedMemoryBytes() == null ? -1 : p.usedMemoryBytes(), p.utilization()));

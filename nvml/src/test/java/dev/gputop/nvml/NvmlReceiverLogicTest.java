@@ -145,4 +145,39 @@ class NvmlReceiverLogicTest {
       assertThat((List<?>) receiver.snapshotSections().get("alerts")).isEmpty();
     }
   }
+
+  @Test
+  void processOfAServerInAPod_carriesThePodInTheEntryAndTheProcessMetrics() {
+    JavaFakeGpus gpus = new JavaFakeGpus();
+    gpus.next = new GpuSample("550.54.15", List.of(JavaFakeGpus.gpu(0, GPU0, 0.5, 20 * GIB, 80 * GIB)),
+        List.of(new GpuProcess(4242, 0, GPU0, 16 * GIB), new GpuProcess(5151, 0, GPU0, GIB)), List.of());
+    dev.gputop.config.PodIdentity pod = new dev.gputop.config.PodIdentity("llm", "chat-7f9c", "vllm", "uid-1");
+    TestContext ctx = new TestContext(null);
+    ctx.publish(ProcessOwnerLookup.class, new ProcessOwnerLookup() {
+      @Override
+      public String serverFor(long pid) {
+        return pid == 4242 ? "llm/chat-7f9c:8000" : null;
+      }
+
+      @Override
+      public dev.gputop.config.PodIdentity podFor(long pid) {
+        return pid == 4242 ? pod : null;
+      }
+    });
+    try (NvmlReceiver receiver = receiver(ctx, gpus)) {
+      receiver.refresh();
+
+      assertThat(receiver.gpus().get(0).processes()).extracting(GpuProcessEntry::kubernetes).containsExactly(pod, null);
+      Attributes inPod = Attributes.builder()
+          .put("hw.id", GPU0).put(io.opentelemetry.api.common.AttributeKey.longKey("process.pid"), 4242L)
+          .put("server", "llm/chat-7f9c:8000")
+          .put("k8s.namespace.name", "llm").put("k8s.pod.name", "chat-7f9c").put("k8s.container.name", "vllm")
+          .put("k8s.pod.uid", "uid-1").build();
+      Attributes outside = Attributes.builder()
+          .put("hw.id", GPU0).put(io.opentelemetry.api.common.AttributeKey.longKey("process.pid"), 5151L).build();
+      assertThat(metrics(ctx).get("gputop.gpu.process.memory.usage")).hasLongSumSatisfying(
+          sum -> sum.hasPointsSatisfying(
+              p -> p.hasValue(16 * GIB).hasAttributes(inPod), p -> p.hasValue(GIB).hasAttributes(outside)));
+    }
+  }
 }

@@ -52,8 +52,8 @@ public final class ConfigSchema {
               + " `inference.window`");
   public static final Key<AgentConfig, String> LISTEN =
       key("listen", ConfigType.LISTEN, "127.0.0.1:9464", AgentConfig::listen,
-          "`host:port` of the HTTP listener (`/metrics`, `/api/snapshot`, `/healthz`); `0.0.0.0:9464`"
-              + " for other hosts to scrape, port `0` for any free port, `off` to disable");
+          "`host:port` of the HTTP listener (`/metrics`, `/api/snapshot`, `/api/history`, `/healthz`,"
+              + " the web page at `/`); `0.0.0.0:9464` for other hosts to scrape, port `0` for any free port, `off` to disable");
   public static final Key<AgentConfig, Boolean> INFERENCE_ENABLED =
       key("inference.enabled", ConfigType.BOOLEAN, true, c -> c.inference().enabled(),
           "the inference receiver");

@@ -117,6 +117,7 @@ public final class DemoReplicas implements AutoCloseable {
     private boolean restarts = true;
     private double meanSecondsBetweenRestarts = -1;
     private boolean llamaCppLegacyKvCache;
+    private boolean earlyBurst;
     private int basePort;
 
     private Builder() {}
@@ -160,6 +161,16 @@ public final class DemoReplicas implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Whether every replica's first burst of load starts 2–6 s after start and lasts 30–50 s
+     * (default false: 20–60 s after start, 15–35 s long), so that a short run shows queues and a
+     * full KV cache at once. The {@code demo} command turns it on.
+     */
+    public Builder earlyBurst(boolean earlyBurst) {
+      this.earlyBurst = earlyBurst;
+      return this;
+    }
+
     /** Listens on basePort, basePort+1, … in {@link #NAMES} order; 0 (default) = ephemeral ports. */
     public Builder basePort(int basePort) {
       if (basePort < 0 || basePort > 65_532) {
@@ -182,7 +193,7 @@ public final class DemoReplicas implements AutoCloseable {
           s = s.withRestarts(meanSecondsBetweenRestarts);
         }
         long replicaSeed = seed ^ (0x9E3779B97F4A7C15L * (i + 1));
-        list.add(new Replica(name, new LoadModel(s, writer.histogramBounds(), replicaSeed, clock), writer));
+        list.add(new Replica(name, new LoadModel(s, writer.histogramBounds(), replicaSeed, clock, earlyBurst), writer));
       }
       ExecutorService executor = Executors.newFixedThreadPool(4, daemonThreads());
       try {

@@ -187,6 +187,15 @@ public final class LoadModel {
    * bucket boundaries; +Inf is implied). Kinds not listed are still recorded as truth totals.
    */
   public LoadModel(Settings settings, Map<Kind, double[]> histogramBounds, long seed, Clock clock) {
+    this(settings, histogramBounds, seed, clock, false);
+  }
+
+  /**
+   * As {@link #LoadModel(Settings, Map, long, Clock)}; with {@code earlyBurst} the first burst
+   * starts 2–6 s after creation and lasts 30–50 s (instead of 20–60 s and 15–35 s), so that a
+   * 30-second demo shows queues and a full KV cache. The random draws are the same either way.
+   */
+  public LoadModel(Settings settings, Map<Kind, double[]> histogramBounds, long seed, Clock clock, boolean earlyBurst) {
     this.settings = Objects.requireNonNull(settings, "settings");
     this.clock = Objects.requireNonNull(clock, "clock");
     this.bounds = new EnumMap<>(Kind.class);
@@ -208,8 +217,8 @@ public final class LoadModel {
     }
     this.nextArrival = originNanos + expNanos(rate(originNanos));
     // The first burst comes soon, so a short demo shows a queue forming.
-    this.burstStart = originNanos + (long) ((20 + rnd.nextDouble() * 40) * 1e9);
-    this.burstEnd = burstStart + (long) ((15 + rnd.nextDouble() * 20) * 1e9);
+    this.burstStart = originNanos + (long) ((earlyBurst ? 2 + rnd.nextDouble() * 4 : 20 + rnd.nextDouble() * 40) * 1e9);
+    this.burstEnd = burstStart + (long) ((earlyBurst ? 30 : 15) * 1e9 + rnd.nextDouble() * 20 * 1e9);
     this.nextRestart = scheduleRestart(originNanos);
   }
 

@@ -121,8 +121,7 @@ final class CommandRecognizer {
         case PROGRAM:
           if (programIndex >= 0
               && program.equals(rule.pattern())
-              && (rule.subcommand() == null
-                  || (programIndex + 1 < argv.size() && argv.get(programIndex + 1).equals(rule.subcommand())))) {
+              && followedBy(argv, programIndex, rule.subcommand())) {
             return rule;
           }
           break;
@@ -260,6 +259,27 @@ final class CommandRecognizer {
       }
     }
     return value;
+  }
+
+  /**
+   * Whether the program at {@code programIndex} is followed by the subcommand's words, in order
+   * ({@code serve}, or {@code serve api_server} for LMDeploy, whose {@code serve proxy} is not a
+   * server); true when there is no subcommand.
+   */
+  static boolean followedBy(List<String> argv, int programIndex, String subcommand) {
+    if (subcommand == null) {
+      return true;
+    }
+    String[] words = subcommand.trim().split("\\s+");
+    if (programIndex + words.length >= argv.size()) {
+      return false;
+    }
+    for (int i = 0; i < words.length; i++) {
+      if (!argv.get(programIndex + 1 + i).equals(words[i])) {
+        return false;
+      }
+    }
+    return true;
   }
 
   static String fileName(String path) {

@@ -15,7 +15,8 @@ import java.util.Objects;
  * @param kind how {@code pattern} is matched
  * @param pattern a program name (matched against the file name of argv[0], or of the script an
  *     interpreter runs), a module-name prefix, a title prefix, or a title regular expression
- * @param subcommand the argument that must follow the program (e.g. {@code serve}), or null
+ * @param subcommand the argument that must follow the program (e.g. {@code serve}), or the
+ *     arguments, separated by spaces (e.g. {@code serve api_server}); null for none
  * @param endpoint how to derive the metrics URL; null for helper processes
  */
 record CommandRule(

@@ -17,6 +17,7 @@ import java.util.Objects;
  * @param command the command line of the process that owns the port, for {@code discover}
  * @param how how it was recognized and how the URL was derived, in words
  * @param containerId the container ID when it runs in one, else null
+ * @param pod the Kubernetes pod and container it runs in, else null
  */
 public record DiscoveredServer(
     String name,
@@ -26,7 +27,8 @@ public record DiscoveredServer(
     List<Long> pids,
     String command,
     String how,
-    String containerId) {
+    String containerId,
+    dev.gputop.config.PodIdentity pod) {
 
   public DiscoveredServer {
     Objects.requireNonNull(name, "name");

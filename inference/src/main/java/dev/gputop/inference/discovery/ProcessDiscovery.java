@@ -246,7 +246,7 @@ public final class ProcessDiscovery implements ServerDiscovery {
         String name = s.name();
         if (servers.containsKey(name)) {
           name = name + "-" + s.pids().get(0);
-          s = new DiscoveredServer(name, s.engine(), s.url(), s.gpus(), s.pids(), s.command(), s.how(), s.containerId());
+          s = new DiscoveredServer(name, s.engine(), s.url(), s.gpus(), s.pids(), s.command(), s.how(), s.containerId(), s.pod());
         }
         servers.put(name, s);
       }
@@ -287,6 +287,8 @@ public final class ProcessDiscovery implements ServerDiscovery {
     String name = engine + "-" + ep.port();
     CgroupIds ids = owner.entry.cgroup(proc, pid);
     String containerId = ids.containerId();
+    PodInfo inPod = null;
+    PodLookup inLookup = null;
     if (ids != CgroupIds.NONE) {
       String where = containerId != null ? "container " + CgroupIds.shortId(containerId) : "pod " + ids.podUid();
       PodLookup podLookup = pods();
@@ -297,6 +299,8 @@ public final class ProcessDiscovery implements ServerDiscovery {
         PodInfo pod = podLookup == null ? null : podLookup.find(containerId, ids.podUid());
         if (pod != null) {
           name = pod.qualifiedName() + ":" + ep.port();
+          inPod = pod;
+          inLookup = podLookup;
         }
       } else {
         String reason = null;
@@ -335,6 +339,8 @@ public final class ProcessDiscovery implements ServerDiscovery {
           skipped.add(new SkippedProcess(pid, display(owner), reason));
           return null;
         }
+        inPod = pod;
+        inLookup = podLookup;
       }
     }
     if (g.members.size() > 1) {
@@ -342,7 +348,9 @@ public final class ProcessDiscovery implements ServerDiscovery {
     }
     return new DiscoveredServer(
         name, engine, URI.create(ep.url(host)), List.copyOf(g.gpus), List.copyOf(new TreeSet<>(g.members.keySet())),
-        display(owner), how.toString(), containerId);
+        display(owner), how.toString(), containerId,
+        inPod == null ? null : new dev.gputop.config.PodIdentity(
+            inPod.namespace(), inPod.name(), inLookup.containerName(containerId), inPod.uid()));
   }
 
   /**

@@ -1,6 +1,5 @@
 package dev.gputop.inference.engine;
 
-import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -24,8 +23,9 @@ public record ConceptValues(
   public ConceptValues {
     Objects.requireNonNull(concept, "concept");
     Objects.requireNonNull(source, "source");
-    series = Collections.unmodifiableMap(new LinkedHashMap<>(series));
-    histograms = Collections.unmodifiableMap(new LinkedHashMap<>(histograms));
+    // Compact and ordered: a server's window keeps every concept of twenty scrapes or more.
+    series = OrderedMap.copyOf(series);
+    histograms = OrderedMap.copyOf(histograms);
   }
 
   static ConceptValues ofSeries(Concept concept, Source source, List<Series> list) {

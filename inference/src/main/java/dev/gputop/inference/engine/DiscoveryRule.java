@@ -46,7 +46,8 @@ public record DiscoveryRule(List<Command> commands) {
    * @param role what the process does
    * @param kind how the pattern is matched
    * @param pattern the program name, module prefix, title prefix or title regular expression
-   * @param subcommand the argument that must follow the program (e.g. {@code serve}), or null
+   * @param subcommand the argument that must follow the program (e.g. {@code serve}), or several
+   *     separated by spaces (LMDeploy's {@code serve api_server}), or null
    * @param endpoint how the metrics URL follows from the flags; null for helpers
    */
   public record Command(Role role, Kind kind, String pattern, String subcommand, Endpoint endpoint) {

@@ -414,7 +414,8 @@ public final class EngineMapper {
     for (String l : profile.modelLabels()) {
       String v = labels.get(l);
       if (v != null) {
-        return v;
+        // A value that names no model (TensorRT-LLM's "undefined") leaves the series to the server.
+        return profile.noModelValues().contains(v) ? "" : v;
       }
     }
     return "";

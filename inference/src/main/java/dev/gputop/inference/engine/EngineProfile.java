@@ -24,6 +24,9 @@ import java.util.Objects;
  * @param markers metric names that identify the engine although they carry none of its prefixes
  *     (TensorRT-LLM up to 1.1 writes {@code time_to_first_token_seconds} with no prefix at all)
  * @param modelLabels labels that name the served model, first present wins
+ * @param noModelValues values of a model label that name no model (TensorRT-LLM writes {@code
+ *     model_name="undefined"} when it can't name its model): such a series belongs to the server,
+ *     not to a model
  * @param rankLabels labels whose series repeat the same value per rank (SGLang's {@code
  *     tp_rank}): of the series that differ only in these, the lowest rank is read
  * @param splitLabels labels that only split a total into parts, which are summed (documentation,
@@ -41,6 +44,7 @@ public record EngineProfile(
     Map<String, String> prefixAliases,
     List<String> markers,
     List<String> modelLabels,
+    List<String> noModelValues,
     List<String> rankLabels,
     List<String> splitLabels,
     List<TotalRowRule> totalRows,
@@ -54,6 +58,7 @@ public record EngineProfile(
     prefixAliases = Collections.unmodifiableMap(new LinkedHashMap<>(prefixAliases));
     markers = List.copyOf(markers);
     modelLabels = List.copyOf(modelLabels);
+    noModelValues = List.copyOf(noModelValues);
     rankLabels = List.copyOf(rankLabels);
     splitLabels = List.copyOf(splitLabels);
     totalRows = List.copyOf(totalRows);

@@ -28,7 +28,7 @@ public final class ProfileLoader {
       Set.of(
           "engine", "name", "priority", "prefixes", "markers", "modelLabels", "labels", "concepts",
           "discovery");
-  private static final Set<String> LABEL_KEYS = Set.of("split", "rank", "totals");
+  private static final Set<String> LABEL_KEYS = Set.of("split", "rank", "totals", "noModel");
   private static final Set<String> TOTAL_KEYS = Set.of("label", "value", "metrics");
   private static final Set<String> SOURCE_KEYS =
       Set.of(
@@ -159,9 +159,14 @@ public final class ProfileLoader {
       List<String> split = List.of();
       List<String> rank = List.of();
       List<TotalRowRule> totals = List.of();
+      List<String> noModel = List.of();
       Node labelsNode = m.get("labels");
       if (labelsNode != null && labelsNode.value() != null) {
         Map<String, Node> labels = map(labelsNode, LABEL_KEYS);
+        noModel = strings(labels.get("noModel"), null, "label value");
+        if (!noModel.isEmpty() && modelLabels.isEmpty()) {
+          throw error(labels.get("noModel"), "values that name no model need modelLabels to name one");
+        }
         split = strings(labels.get("split"), LABEL_NAME, "label name");
         rank = strings(labels.get("rank"), LABEL_NAME, "label name");
         totals = totals(labels.get("totals"));
@@ -198,8 +203,8 @@ public final class ProfileLoader {
         discovery = discovery(d);
       }
       return new EngineProfile(
-          engine, name, priority, prefixes, markers, modelLabels, rank, split, totals, concepts,
-          discovery, origin);
+          engine, name, priority, prefixes, markers, modelLabels, noModel, rank, split, totals,
+          concepts, discovery, origin);
     }
 
     private Map<String, String> prefixes(Node n, Node root) {

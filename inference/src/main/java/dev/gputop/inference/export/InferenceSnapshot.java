@@ -22,6 +22,7 @@ import java.util.Objects;
  * @param up the {@code gputop.inference.up} points: attributes → 1 or 0
  * @param histograms the servers' own histograms to re-export
  * @param owners PID → server name
+ * @param pods PID → the Kubernetes pod of its server, for the servers that run in one
  */
 public record InferenceSnapshot(
     List<ServerEntry> servers,
@@ -32,7 +33,8 @@ public record InferenceSnapshot(
     List<StatsPoint> points,
     Map<Attributes, Long> up,
     List<ExportedHistogram> histograms,
-    Map<Long, String> owners) {
+    Map<Long, String> owners,
+    Map<Long, dev.gputop.config.PodIdentity> pods) {
 
   public InferenceSnapshot {
     servers = List.copyOf(servers);
@@ -44,6 +46,7 @@ public record InferenceSnapshot(
     up = Map.copyOf(up);
     histograms = List.copyOf(histograms);
     owners = Map.copyOf(owners);
+    pods = Map.copyOf(pods);
   }
 
   /** Before the first refresh: nothing known, healthy. */
@@ -57,6 +60,7 @@ public record InferenceSnapshot(
         List.of(),
         Map.of(),
         List.of(),
+        Map.of(),
         Map.of());
   }
 

@@ -1,5 +1,6 @@
 package dev.gputop.inference.export;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import dev.gputop.inference.stats.ServerStats;
 import java.util.List;
@@ -20,6 +21,8 @@ import java.util.List;
  * @param pids its processes
  * @param stats the windowed statistics ({@link ServerStats#EMPTY} while down)
  * @param models the same statistics per served model when the server serves several, else empty
+ * @param kubernetes the pod and container the server runs in ({@code namespace}, {@code pod},
+ *     {@code container}, {@code podUid}), or null outside Kubernetes (then not in the JSON)
  */
 public record ServerEntry(
     String name,
@@ -31,7 +34,8 @@ public record ServerEntry(
     List<Integer> gpus,
     List<Long> pids,
     @JsonUnwrapped ServerStats stats,
-    List<ModelEntry> models) {
+    List<ModelEntry> models,
+    @JsonInclude(JsonInclude.Include.NON_NULL) dev.gputop.config.PodIdentity kubernetes) {
 
   public ServerEntry {
     gpus = List.copyOf(gpus);

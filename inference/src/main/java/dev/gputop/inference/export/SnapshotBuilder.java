@@ -42,6 +42,7 @@ public final class SnapshotBuilder {
   private final List<Alert> alerts = new ArrayList<>();
   private final List<String> unhealthy = new ArrayList<>();
   private final Map<Long, String> owners = new HashMap<>();
+  private final Map<Long, dev.gputop.config.PodIdentity> pods = new HashMap<>();
 
   /**
    * What one refresh learned about one server.
@@ -59,6 +60,8 @@ public final class SnapshotBuilder {
    * @param models statistics per served model, in the server's order; empty unless it serves
    *     several
    * @param window the server's window, for the re-exported histograms
+   * @param pod the Kubernetes pod and container the server runs in, or null: its entry's {@code
+   *     kubernetes}, the {@code k8s.*} attributes of its points, and the pod of its PIDs
    */
   public record Server(
       String name,
@@ -72,7 +75,15 @@ public final class SnapshotBuilder {
       String error,
       ServerStats stats,
       Map<String, ServerStats> models,
-      ServerWindow window) {
+      ServerWindow window,
+      dev.gputop.config.PodIdentity pod) {
+
+    /** A server outside Kubernetes. */
+    public Server(String name, String url, String source, List<Integer> gpus, List<Long> pids, String engine,
+        boolean engineKnown, String state, String error, ServerStats stats, Map<String, ServerStats> models,
+        ServerWindow window) {
+      this(name, url, source, gpus, pids, engine, engineKnown, state, error, stats, models, window, null);
+    }
 
     public Server {
       Objects.requireNonNull(name, "name");
@@ -90,17 +101,19 @@ public final class SnapshotBuilder {
     List<ModelEntry> models = new ArrayList<>(s.models().size());
     for (Map.Entry<String, ServerStats> m : s.models().entrySet()) {
       models.add(new ModelEntry(m.getKey(), s.engine(), s.state(), null, m.getValue()));
-      modelPoints.add(StatsPoint.of(s.name(), s.engine(), m.getKey(), m.getValue()));
+      modelPoints.add(StatsPoint.of(s.name(), s.engine(), m.getKey(), s.pod(), m.getValue()));
     }
     entries.add(new ServerEntry(s.name(), s.engine(), s.url(), s.source(), s.state(), s.error(),
-        s.gpus(), s.pids(), s.stats(), models));
-    points.add(StatsPoint.of(s.name(), s.engine(), null, s.stats()));
-    up.put(StatsPoint.upAttributes(s.name(), s.engine(), s.state()), s.down() ? 0L : 1L);
+        s.gpus(), s.pids(), s.stats(), models, s.pod()));
+    points.add(StatsPoint.of(s.name(), s.engine(), null, s.pod(), s.stats()));
+    up.put(StatsPoint.upAttributes(s.name(), s.engine(), s.state(), s.pod()), s.down() ? 0L : 1L);
     if (!s.down() && s.engineKnown()) {
       histograms.addAll(HistogramExports.of(s.name(), s.engine(), s.window()));
     }
     for (Long pid : s.pids()) {
-      owners.putIfAbsent(pid, s.name());
+      if (owners.putIfAbsent(pid, s.name()) == null && s.pod() != null) {
+        pods.put(pid, s.pod());
+      }
     }
     ServerStats stats = s.stats();
     if (stats.kvCacheUsage() != null && stats.kvCacheUsage() >= KV_CACHE_FULL
@@ -158,7 +171,7 @@ public final class SnapshotBuilder {
     all.addAll(modelPoints);
     HealthStatus health = unhealthy.isEmpty() ? HealthStatus.healthy() : HealthStatus.unhealthy(unhealthy);
     return new InferenceSnapshot(entries, overview(entries), alerts, discovery, health, all, up,
-        histograms, owners);
+        histograms, owners, pods);
   }
 
   /**

@@ -37,9 +37,21 @@ public record StatsPoint(
 
   /** A point for a server total ({@code model} null) or for one of its models. */
   public static StatsPoint of(String server, String engine, String model, ServerStats stats) {
+    return of(server, engine, model, null, stats);
+  }
+
+  /**
+   * A point with the server's Kubernetes pod ({@code k8s.namespace.name}, {@code k8s.pod.name},
+   * {@code k8s.container.name}, {@code k8s.pod.uid}) when it runs in one.
+   */
+  public static StatsPoint of(
+      String server, String engine, String model, dev.gputop.config.PodIdentity pod, ServerStats stats) {
     var b = Attributes.builder().put(SERVER, server).put(ENGINE, engine);
     if (model != null) {
       b.put(MODEL, model);
+    }
+    if (pod != null) {
+      pod.addTo(b);
     }
     Attributes a = b.build();
     return new StatsPoint(
@@ -53,6 +65,15 @@ public record StatsPoint(
 
   /** The {@code gputop.inference.up} point of a server: its attributes plus {@code state}. */
   public static Attributes upAttributes(String server, String engine, String state) {
-    return Attributes.of(SERVER, server, ENGINE, engine, STATE, state);
+    return upAttributes(server, engine, state, null);
+  }
+
+  /** The up point of a server in a pod: with its {@code k8s.*} attributes. */
+  public static Attributes upAttributes(String server, String engine, String state, dev.gputop.config.PodIdentity pod) {
+    var b = Attributes.builder().put(SERVER, server).put(ENGINE, engine).put(STATE, state);
+    if (pod != null) {
+      pod.addTo(b);
+    }
+    return b.build();
   }
 }

@@ -8,6 +8,8 @@ import dev.gputop.inference.engine.Series;
 import dev.gputop.inference.engine.ServerScrape;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -68,6 +70,9 @@ public final class ServerWindow {
       return null;
     }
     String restart = newest == null ? null : restartReason(newest.scrape(), scrape);
+    if (newest != null && restart == null) {
+      scrape = shareWith(newest.scrape(), scrape);
+    }
     if (newest == null || restart != null) {
       entries.clear();
       eraStartNanos = nanos;
@@ -163,6 +168,63 @@ public final class ServerWindow {
       }
     }
     return null;
+  }
+
+  /**
+   * {@code current} with the series keys and bucket bounds of {@code previous} wherever they are
+   * equal, so that the scrapes of a window hold one copy of each key and layout rather than one
+   * per scrape (the window keeps twenty scrapes or more of every server). Values are untouched.
+   */
+  static ServerScrape shareWith(ServerScrape previous, ServerScrape current) {
+    Map<Concept, ConceptValues> concepts = null;
+    for (Map.Entry<Concept, ConceptValues> e : current.concepts().entrySet()) {
+      ConceptValues now = e.getValue();
+      ConceptValues before = previous.get(e.getKey());
+      if (before == null || !before.source().equals(now.source())) {
+        continue;
+      }
+      ConceptValues shared = share(before, now);
+      if (shared != now) {
+        if (concepts == null) {
+          concepts = new EnumMap<>(current.concepts());
+        }
+        concepts.put(e.getKey(), shared);
+      }
+    }
+    return concepts == null ? current
+        : new ServerScrape(current.engine(), concepts, current.models());
+  }
+
+  private static ConceptValues share(ConceptValues before, ConceptValues now) {
+    boolean changed = false;
+    Map<SeriesKey, Series> series = now.series();
+    if (!series.isEmpty()) {
+      Map<SeriesKey, Series> out = new LinkedHashMap<>();
+      for (Series s : series.values()) {
+        Series b = before.series().get(s.key());
+        if (b != null && b.key() != s.key()) {
+          s = new Series(b.key(), b.model().equals(s.model()) ? b.model() : s.model(), s.value());
+          changed = true;
+        }
+        out.put(s.key(), s);
+      }
+      series = out;
+    }
+    Map<SeriesKey, HistogramSeries> histograms = now.histograms();
+    if (!histograms.isEmpty()) {
+      Map<SeriesKey, HistogramSeries> out = new LinkedHashMap<>();
+      for (HistogramSeries h : histograms.values()) {
+        HistogramSeries b = before.histograms().get(h.key());
+        if (b != null && (b.key() != h.key() || b.bounds() != h.bounds())) {
+          h = new HistogramSeries(b.key(), b.model().equals(h.model()) ? b.model() : h.model(),
+              h.sameLayout(b) ? b.bounds() : h.bounds(), h.cumulative(), h.sum(), h.count());
+          changed = true;
+        }
+        out.put(h.key(), h);
+      }
+      histograms = out;
+    }
+    return changed ? new ConceptValues(now.concept(), now.source(), series, histograms) : now;
   }
 
   private static String describe(SeriesKey key) {

@@ -56,6 +56,46 @@ class CommandRecognizerTest {
   }
 
   @Test
+  void recognize_the2026Engines() {
+    assertThat(rule("trtllm-serve serve /models/llama --port 8001").engine()).isEqualTo("trtllm");
+    assertThat(rule("/usr/bin/python3 /usr/local/bin/trtllm-serve nvidia/Llama-3.1-8B").engine()).isEqualTo("trtllm");
+    assertThat(rule("/opt/tritonserver/bin/tritonserver --model-repository /models").engine()).isEqualTo("triton");
+    assertThat(rule("python3 -m dynamo.frontend --http-port 8080").engine()).isEqualTo("dynamo");
+    assertThat(rule("python3 -m dynamo.vllm --model m")).as("a Dynamo worker is not the frontend").isNull();
+    assertThat(rule("lmdeploy serve api_server internlm/internlm3-8b-instruct").engine()).isEqualTo("lmdeploy");
+    assertThat(rule("/usr/bin/python3 /usr/local/bin/lmdeploy serve api_server m --server-port 23334").role())
+        .isEqualTo(Role.SERVER);
+    assertThat(rule("lmdeploy serve proxy --server-port 8000")).isNull();
+    assertThat(rule("lmdeploy serve")).isNull();
+    assertThat(rule("lmdeploy chat internlm/internlm3-8b-instruct")).isNull();
+    assertThat(rule("text-embeddings-router --model-id BAAI/bge-large-en-v1.5").engine()).isEqualTo("tei");
+  }
+
+  @Test
+  void endpoint_the2026Engines() {
+    assertThat(endpoint(rule("trtllm-serve serve m --port 8123"), "trtllm-serve serve m --port 8123").url("127.0.0.1"))
+        .isEqualTo("http://127.0.0.1:8123/prometheus/metrics");
+    assertThat(endpoint(rule("trtllm-serve m"), "trtllm-serve m").url("127.0.0.1"))
+        .isEqualTo("http://127.0.0.1:8000/prometheus/metrics");
+    String triton = "tritonserver --model-repository /m --http-port 9000 --metrics-port 9002";
+    assertThat(endpoint(rule(triton), triton).url("127.0.0.1")).isEqualTo("http://127.0.0.1:9002/metrics");
+    assertThat(endpoint(rule("tritonserver --model-repository /m"), "tritonserver --model-repository /m").port())
+        .isEqualTo(8002);
+    Endpoint dyn = CommandRecognizer.endpoint(rule("python3 -m dynamo.frontend"), List.of("python3", "-m", "dynamo.frontend"),
+        Map.of("DYN_HTTP_PORT", "8787")::get);
+    assertThat(dyn.port()).isEqualTo(8787);
+    assertThat(dyn.how()).contains("$DYN_HTTP_PORT=8787");
+    assertThat(endpoint(rule("lmdeploy serve api_server m"), "lmdeploy serve api_server m").port()).isEqualTo(23333);
+    String tei = "text-embeddings-router --model-id m --port 8080";
+    assertThat(endpoint(rule(tei), tei).port()).as("the main port serves /metrics too").isEqualTo(8080);
+    String teiProm = "text-embeddings-router --model-id m --port 8080 --prometheus-port 9100";
+    assertThat(endpoint(rule(teiProm), teiProm).port()).isEqualTo(9100);
+    Endpoint teiDocker = CommandRecognizer.endpoint(rule("text-embeddings-router --model-id m"),
+        List.of("text-embeddings-router", "--model-id", "m"), Map.of("PORT", "80")::get);
+    assertThat(teiDocker.port()).isEqualTo(80);
+  }
+
+  @Test
   void recognize_lookalikesAreNotServers() {
     assertThat(rule("vllm bench serve --port 8000")).isNull();
     assertThat(rule("vim vllm")).isNull();

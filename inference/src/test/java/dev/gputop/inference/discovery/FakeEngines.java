@@ -37,7 +37,8 @@ final class FakeEngines implements AutoCloseable {
     }
     String script = "#!" + python + "\n" + source;
     for (String name :
-        List.of("vllm", "llama-server", "text-generation-launcher", "text-generation-router", "text-generation-server")) {
+        List.of("vllm", "llama-server", "text-generation-launcher", "text-generation-router", "text-generation-server",
+            "trtllm-serve", "tritonserver", "lmdeploy", "text-embeddings-router")) {
       Path p = bin.resolve(name);
       Files.writeString(p, script);
       Files.setPosixFilePermissions(p, PosixFilePermissions.fromString("rwxr-xr-x"));
@@ -50,6 +51,10 @@ final class FakeEngines implements AutoCloseable {
       Files.writeString(pkg.resolve("__init__.py"), "");
     }
     Files.writeString(openai.resolve("api_server.py"), source);
+    Path frontend = Files.createDirectories(pythonPath.resolve("dynamo/frontend"));
+    Files.writeString(pythonPath.resolve("dynamo/__init__.py"), "");
+    Files.writeString(frontend.resolve("__init__.py"), "");
+    Files.writeString(frontend.resolve("__main__.py"), source);
   }
 
   /** The interpreter itself, not a pyenv shim, so the command lines look like the real thing. */
@@ -86,10 +91,16 @@ final class FakeEngines implements AutoCloseable {
 
   /** Runs {@code python3 -m <module> <args>} for one of the fake modules. */
   Process module(String module, String... args) throws IOException {
+    return module(java.util.Map.of(), module, args);
+  }
+
+  /** Runs {@code python3 -m <module> <args>} with extra environment variables. */
+  Process module(java.util.Map<String, String> env, String module, String... args) throws IOException {
     List<String> cmd = new ArrayList<>(List.of(python, "-m", module));
     cmd.addAll(List.of(args));
     ProcessBuilder pb = new ProcessBuilder(cmd);
     pb.environment().put("PYTHONPATH", pythonPath.toString());
+    pb.environment().putAll(env);
     return start(pb);
   }
 

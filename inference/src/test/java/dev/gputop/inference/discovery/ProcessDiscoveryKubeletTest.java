@@ -94,6 +94,12 @@ class ProcessDiscoveryKubeletTest {
           + kubelet.getAddress().getPort() + "/pods runs it");
     });
     assertThat(r.notes()).isEmpty();
+    // Each containerized server names its pod and container (the container's name from the pod's
+    // containerStatuses, matched by the container ID in the process's cgroup).
+    assertThat(r.servers()).extracting(DiscoveredServer::pod).containsExactly(
+        null,
+        new dev.gputop.config.PodIdentity("llm", "chat-7f9c", "vllm", "4415fd05-2c0f-4533-909b-f2180dca8d7c"),
+        new dev.gputop.config.PodIdentity("llm", "tgi-0", "tgi", "87a18a64-b74a-454a-b10b-a4a36059d0a3"));
 
     // The pod list is fetched once per kubernetes.refresh, not once per pass.
     d.discover();

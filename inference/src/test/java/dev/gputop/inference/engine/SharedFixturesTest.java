@@ -55,22 +55,21 @@ class SharedFixturesTest {
       // Only TGI-style names in this excerpt of IBM's vLLM fork; see recognize_vllmWins… for
       // the whole exposition, where vllm: names decide.
       Map.entry("other/ibm-vllm-tgis-adapter-tgi-names-excerpt.prom", Engine.TGI),
-      // The 2026 captures, as recognized before the engines issue (#11) gives Triton,
-      // TensorRT-LLM, Dynamo and TEI profiles of their own. A Dynamo worker is its engine's own
-      // metrics plus dynamo_component_*, so the vLLM and SGLang workers are already that engine.
-      // #11 turns the UNKNOWN rows into TRITON, TRTLLM, DYNAMO and TEI (SOURCES.md, "Which engine
-      // each new capture is").
-      Map.entry("dynamo/dynamo-docs-2026-01-frontend-qwen3-0.6b.prom", Engine.UNKNOWN),
-      Map.entry("dynamo/kthena913-2026-04-mocker-frontend-excerpt.prom", Engine.UNKNOWN),
+      // The 2026 captures (SOURCES.md, "Which engine each new capture is"). A Dynamo worker is its
+      // engine's own metrics plus dynamo_component_*: it is that engine, the TensorRT-LLM worker
+      // included (Dynamo prefixes its names trtllm_).
+      Map.entry("dynamo/dynamo-docs-2026-01-frontend-qwen3-0.6b.prom", Engine.of("dynamo")),
+      Map.entry("dynamo/kthena913-2026-04-mocker-frontend-excerpt.prom", Engine.of("dynamo")),
       Map.entry("dynamo/dynamo-docs-2026-01-sglang-worker-qwen3-0.6b.prom", Engine.SGLANG),
       Map.entry("dynamo/dynamo-docs-2026-01-vllm-worker-lmcache-qwen3-0.6b.prom", Engine.VLLM),
-      Map.entry("dynamo/dynamo-docs-2026-01-trtllm-worker-qwen3-0.6b.prom", Engine.UNKNOWN),
-      Map.entry("tei/opea-genaicomps-docs-excerpt.prom", Engine.UNKNOWN),
-      Map.entry("triton/datadog-triton-2.38.0-nonllm-models.prom", Engine.UNKNOWN),
-      Map.entry("triton/tllmbackend667-2024-12-ensemble-excerpt.prom", Engine.UNKNOWN),
-      Map.entry("triton/trtllmbackend-readme-23.11-nv_trt_llm-docs-sample.prom", Engine.UNKNOWN),
-      Map.entry("trtllm/aibrix2004-1.1-prometheus-undefined-labels-excerpt.prom", Engine.UNKNOWN),
-      Map.entry("trtllm/pr5785-2025-07-dev-no-prefix-excerpt.prom", Engine.UNKNOWN));
+      Map.entry("dynamo/dynamo-docs-2026-01-trtllm-worker-qwen3-0.6b.prom", Engine.of("trtllm")),
+      Map.entry("tei/opea-genaicomps-docs-excerpt.prom", Engine.of("tei")),
+      Map.entry("triton/datadog-triton-2.38.0-nonllm-models.prom", Engine.of("triton")),
+      Map.entry("triton/tllmbackend667-2024-12-ensemble-excerpt.prom", Engine.of("triton")),
+      Map.entry("triton/trtllmbackend-readme-23.11-nv_trt_llm-docs-sample.prom", Engine.of("triton")),
+      // No prefix through 1.1: recognized by its family names.
+      Map.entry("trtllm/aibrix2004-1.1-prometheus-undefined-labels-excerpt.prom", Engine.of("trtllm")),
+      Map.entry("trtllm/pr5785-2025-07-dev-no-prefix-excerpt.prom", Engine.of("trtllm")));
 
   private Path root;
   private final EngineMapper mapper = new EngineMapper();
@@ -227,5 +226,92 @@ class SharedFixturesTest {
     ServerStats stats = WindowStatistics.compute(w, null);
     assertThat(stats.generationTokensPerSecond()).isPositive();
     assertThat(stats.promptTokensPerSecond()).isPositive();
+  }
+
+  private static double histogramCount(ServerScrape s, Concept c) {
+    return s.get(c).histograms().values().stream().mapToDouble(HistogramSeries::observations).sum();
+  }
+
+  private static double histogramSum(ServerScrape s, Concept c) {
+    return s.get(c).histograms().values().stream().mapToDouble(HistogramSeries::sum).sum();
+  }
+
+  @Test
+  void map_dynamoFrontendCapture() {
+    ServerScrape s = scrape("dynamo/dynamo-docs-2026-01-frontend-qwen3-0.6b.prom");
+    assertThat(s.models()).containsExactly("qwen/qwen3-0.6b");
+    assertThat(sum(s, Concept.REQUESTS)).isEqualTo(1);
+    assertThat(sum(s, Concept.PROMPT_TOKENS)).isEqualTo(33);
+    assertThat(sum(s, Concept.GENERATION_TOKENS)).isEqualTo(300);
+    assertThat(histogramCount(s, Concept.TTFT)).isEqualTo(1);
+    assertThat(histogramSum(s, Concept.TTFT)).isEqualTo(1.5625701570000001);
+    assertThat(histogramCount(s, Concept.ITL)).isEqualTo(299);
+    assertThat(histogramCount(s, Concept.E2E)).isEqualTo(1);
+    // inflight and queued mix states: running and waiting are N/A, not these gauges.
+    assertThat(s.get(Concept.RUNNING)).isNull();
+    assertThat(s.get(Concept.WAITING)).isNull();
+    assertThat(s.get(Concept.KV_CACHE)).isNull();
+    assertThat(s.get(Concept.QUEUE)).isNull();
+  }
+
+  @Test
+  void map_dynamoMockerExcerptIsDynamoWithNothingMapped() {
+    ServerScrape s = scrape("dynamo/kthena913-2026-04-mocker-frontend-excerpt.prom");
+    assertThat(s.concepts()).isEmpty();
+  }
+
+  @Test
+  void map_dynamoTrtllmWorkerIsTensorRtLlmThroughItsPrefixedNames() {
+    ServerScrape s = scrape("dynamo/dynamo-docs-2026-01-trtllm-worker-qwen3-0.6b.prom");
+    assertThat(s.models()).containsExactly("Qwen/Qwen3-0.6B");
+    assertThat(sum(s, Concept.REQUESTS)).isEqualTo(2);
+    assertThat(histogramCount(s, Concept.TTFT)).isEqualTo(2);
+    assertThat(histogramSum(s, Concept.TTFT)).isEqualTo(0.06795299984514713);
+    assertThat(histogramCount(s, Concept.ITL)).isEqualTo(2);
+    assertThat(histogramSum(s, Concept.E2E)).isEqualTo(1.7300310004502535);
+    assertThat(histogramSum(s, Concept.QUEUE)).isEqualTo(0.01181500032544136);
+    // The Dynamo worker's own kvstats gauges are not the engine's KV cache.
+    assertThat(s.get(Concept.KV_CACHE)).isNull();
+  }
+
+  @Test
+  void map_dynamoVllmWorkerReadsPrefillAndDecode() {
+    ServerScrape s = scrape("dynamo/dynamo-docs-2026-01-vllm-worker-lmcache-qwen3-0.6b.prom");
+    assertThat(s.get(Concept.PREFILL).source().name()).isEqualTo("vllm:request_prefill_time_seconds");
+    assertThat(s.get(Concept.DECODE).source().name()).isEqualTo("vllm:request_decode_time_seconds");
+    assertThat(s.get(Concept.WAITING).source().name()).isEqualTo("vllm:num_requests_waiting");
+  }
+
+  @Test
+  void map_trtllmNoPrefixCapturesReadTheirHistograms() {
+    ServerScrape a = scrape("trtllm/aibrix2004-1.1-prometheus-undefined-labels-excerpt.prom");
+    // model_name="undefined" names no model.
+    assertThat(a.models()).isEmpty();
+    assertThat(histogramSum(a, Concept.E2E)).isEqualTo(3.4878239994868636);
+    ServerScrape b = scrape("trtllm/pr5785-2025-07-dev-no-prefix-excerpt.prom");
+    assertThat(b.models()).isEmpty();
+  }
+
+  @Test
+  void map_tritonCaptures() {
+    // Non-LLM models only: recognized, nothing of TensorRT-LLM's to read.
+    assertThat(scrape("triton/datadog-triton-2.38.0-nonllm-models.prom").concepts()).isEmpty();
+    ServerScrape readme = scrape("triton/trtllmbackend-readme-23.11-nv_trt_llm-docs-sample.prom");
+    assertThat(sum(readme, Concept.RUNNING)).isZero(); // request_type="active" 0
+    // The 23.11 backend has no request_type="waiting" and no kv_cache_block_type="fraction".
+    assertThat(readme.get(Concept.WAITING)).isNull();
+    assertThat(readme.get(Concept.KV_CACHE)).isNull();
+  }
+
+  @Test
+  void map_teiExcerpt() {
+    ServerScrape s = scrape("tei/opea-genaicomps-docs-excerpt.prom");
+    assertThat(sum(s, Concept.REQUESTS)).isEqualTo(2);
+    // An embedding server: no token rates, no KV cache, no TTFT.
+    assertThat(s.get(Concept.GENERATION_TOKENS)).isNull();
+    assertThat(s.get(Concept.KV_CACHE)).isNull();
+    assertThat(s.get(Concept.TTFT)).isNull();
+    // te_queue_size counts queued inputs, not requests.
+    assertThat(s.get(Concept.WAITING)).isNull();
   }
 }

@@ -38,7 +38,7 @@ class InferenceMetricsTest {
   private static InferenceSnapshot snapshotOf(List<StatsPoint> points, Map<Attributes, Long> up) {
     InferenceSnapshot e = InferenceSnapshot.empty();
     return new InferenceSnapshot(List.of(), e.overview(), List.of(), e.discovery(), HealthStatus.healthy(),
-        points, up, List.of(), Map.of());
+        points, up, List.of(), Map.of(), Map.of());
   }
 
   private MetricData metric(Collection<MetricData> all, String name) {

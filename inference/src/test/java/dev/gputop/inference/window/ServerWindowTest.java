@@ -3,7 +3,9 @@ package dev.gputop.inference.window;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import dev.gputop.inference.engine.Concept;
 import dev.gputop.inference.engine.EngineMapper;
+import dev.gputop.inference.engine.HistogramSeries;
 import dev.gputop.inference.engine.ServerScrape;
 import dev.gputop.inference.stats.ServerStats;
 import dev.gputop.inference.stats.WindowStatistics;
@@ -46,6 +48,25 @@ class ServerWindowTest {
     ServerStats s = WindowStatistics.compute(w, null);
     assertThat(s.running()).isEqualTo(3);
     assertThat(s.requestsPerSecond()).isNull();
+  }
+
+  @Test
+  void add_sharesKeysAndBucketBoundsWithThePreviousScrape() {
+    ServerWindow w = new ServerWindow(Duration.ofMinutes(1), 64);
+    w.add(S, S, ttft("0.1=1 1=2 +Inf=3"));
+    w.add(4 * S, 4 * S, ttft("0.1=2 1=4 +Inf=6"));
+    HistogramSeries before = only(w.entries().get(0).scrape());
+    HistogramSeries after = only(w.newest().scrape());
+    // One key and one layout object for the whole window; the values are the new scrape's.
+    assertThat(after.key()).isSameAs(before.key());
+    assertThat(after.bounds()).isSameAs(before.bounds());
+    assertThat(after.cumulative()).containsExactly(2, 4, 6);
+    assertThat(before.cumulative()).containsExactly(1, 2, 3);
+    assertThat(WindowStatistics.compute(w, null).ttft().count()).isEqualTo(3);
+  }
+
+  private static HistogramSeries only(ServerScrape s) {
+    return s.get(Concept.TTFT).histograms().values().iterator().next();
   }
 
   @Test

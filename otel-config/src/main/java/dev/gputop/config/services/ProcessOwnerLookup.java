@@ -10,4 +10,9 @@ public interface ProcessOwnerLookup {
 
   /** The inference server's name for this PID, or null when the process belongs to none. */
   String serverFor(long pid);
+
+  /** The Kubernetes pod of that server's process, or null (no pod, or not known). */
+  default dev.gputop.config.PodIdentity podFor(long pid) {
+    return null;
+  }
 }

@@ -156,6 +156,11 @@ public final class KubernetesPods implements PodLookup {
   }
 
   @Override
+  public synchronized String containerName(String containerId) {
+    return pods == null ? null : pods.containerName(containerId);
+  }
+
+  @Override
   public synchronized String problem() {
     return problem;
   }

@@ -18,10 +18,12 @@ final class PodList {
 
   private final Map<String, PodInfo> byContainerId;
   private final Map<String, PodInfo> byUid;
+  private final Map<String, String> containerNames;
 
-  private PodList(Map<String, PodInfo> byContainerId, Map<String, PodInfo> byUid) {
+  private PodList(Map<String, PodInfo> byContainerId, Map<String, PodInfo> byUid, Map<String, String> containerNames) {
     this.byContainerId = Map.copyOf(byContainerId);
     this.byUid = Map.copyOf(byUid);
+    this.containerNames = Map.copyOf(containerNames);
   }
 
   static PodList parse(byte[] json) throws IOException {
@@ -32,6 +34,7 @@ final class PodList {
     }
     Map<String, PodInfo> byContainer = new HashMap<>();
     Map<String, PodInfo> byUid = new HashMap<>();
+    Map<String, String> names = new HashMap<>();
     for (JsonNode pod : items) {
       JsonNode meta = pod.path("metadata");
       String name = text(meta, "name");
@@ -52,11 +55,15 @@ final class PodList {
           String id = stripRuntime(text(c, "containerID"));
           if (id != null) {
             byContainer.put(id, info);
+            String containerName = text(c, "name");
+            if (containerName != null) {
+              names.put(id, containerName);
+            }
           }
         }
       }
     }
-    return new PodList(byContainer, byUid);
+    return new PodList(byContainer, byUid, names);
   }
 
   /** {@code containerd://<id>} → {@code <id>}; null for an empty or missing ID. */
@@ -79,6 +86,11 @@ final class PodList {
       p = byUid.get(podUid);
     }
     return p;
+  }
+
+  /** The name of a container ({@code status.containerStatuses[].name}) by its ID, or null. */
+  String containerName(String containerId) {
+    return containerId == null ? null : containerNames.get(containerId);
   }
 
   int size() {

@@ -17,6 +17,11 @@ public interface PodLookup {
    */
   PodInfo find(String containerId, String podUid);
 
+  /** The container's name in its pod, or null when the pod list does not name it. */
+  default String containerName(String containerId) {
+    return null;
+  }
+
   /** Why the pod list is unavailable (it was never fetched successfully), or null when it is available. */
   String problem();
 
