@@ -3,9 +3,15 @@ package dev.gputop.agent;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.Filter;
+import com.sun.net.httpserver.HttpContext;
 import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpHandler;
 import com.sun.net.httpserver.HttpServer;
+import com.sun.net.httpserver.HttpsServer;
+import dev.gputop.config.Clock;
 import dev.gputop.config.HealthStatus;
+import dev.gputop.config.ListenerConfig;
 import io.opentelemetry.exporter.prometheus.PrometheusMetricReader;
 import io.prometheus.metrics.expositionformats.ExpositionFormatWriter;
 import io.prometheus.metrics.expositionformats.OpenMetricsTextFormatWriter;
@@ -61,9 +67,12 @@ public final class AgentHttpServer implements AutoCloseable {
   private final PrometheusMetricReader prometheus;
   private final PrometheusTextFormatWriter textWriter = PrometheusTextFormatWriter.create();
   private final OpenMetricsTextFormatWriter openMetricsWriter = OpenMetricsTextFormatWriter.create();
+  /** Authentication of every route (listener.auth), or null. */
+  private final Filter auth;
 
-  private AgentHttpServer(
-      HttpServer server, ExecutorService executor, AgentRuntime runtime, PrometheusMetricReader prometheus) {
+  private AgentHttpServer(HttpServer server, ExecutorService executor, AgentRuntime runtime,
+      PrometheusMetricReader prometheus, Filter auth) {
+    this.auth = auth;
     this.server = server;
     this.executor = executor;
     this.runtime = runtime;
@@ -78,13 +87,34 @@ public final class AgentHttpServer implements AutoCloseable {
    * @throws UncheckedIOException when the address can't be bound (port in use, unknown host)
    */
   public static AgentHttpServer start(String listen, AgentRuntime runtime, PrometheusMetricReader prometheus) {
+    return start(listen, runtime, prometheus, runtime.config().listener());
+  }
+
+  /**
+   * As {@link #start(String, AgentRuntime, PrometheusMetricReader)}, exposed as {@code security}
+   * says (TLS, authentication; see {@link ListenerSecurity}).
+   *
+   * @throws dev.gputop.config.ConfigException when the listener settings don't go together
+   * @throws UncheckedIOException also when a TLS, token or users file can't be used
+   */
+  public static AgentHttpServer start(
+      String listen, AgentRuntime runtime, PrometheusMetricReader prometheus, ListenerConfig security) {
     Objects.requireNonNull(runtime, "runtime");
+    security.validate();
     InetSocketAddress address = parse(listen);
     HttpServer server;
+    Filter auth;
     try {
-      server = HttpServer.create(address, 32);
+      auth = ListenerSecurity.authFilter(security, Clock.system());
+      server = ListenerSecurity.createServer(address, security, Clock.system());
     } catch (IOException e) {
       throw new UncheckedIOException("can't listen on " + listen + ": " + e.getMessage(), e);
+    } catch (UncheckedIOException e) {
+      throw new UncheckedIOException("can't listen on " + listen + ": " + e.getCause().getMessage(), e.getCause());
+    }
+    String exposure = exposureWarning(listen, address, security);
+    if (exposure != null) {
+      logger.warning(exposure);
     }
     AtomicInteger n = new AtomicInteger();
     ExecutorService executor =
@@ -95,12 +125,33 @@ public final class AgentHttpServer implements AutoCloseable {
               t.setDaemon(true);
               return t;
             });
-    AgentHttpServer s = new AgentHttpServer(server, executor, runtime, prometheus);
+    AgentHttpServer s = new AgentHttpServer(server, executor, runtime, prometheus, auth);
     server.setExecutor(executor);
-    server.createContext("/", s::handle);
+    s.route("/", s::handle);
     server.start();
     logger.info(() -> "listening on " + s.url() + " (/metrics, /api/snapshot, /api/history, /healthz, web page at /)");
     return s;
+  }
+
+  /**
+   * Serves {@code path} (and below) with {@code handler}, behind the listener's authentication:
+   * every route must be added here, so none is reachable without it.
+   */
+  void route(String path, HttpHandler handler) {
+    HttpContext context = server.createContext(path, handler);
+    if (auth != null) {
+      context.getFilters().add(auth);
+    }
+  }
+
+  /** The start-up WARNING for a listener reachable from other hosts without TLS or auth, or null. */
+  static String exposureWarning(String listen, InetSocketAddress address, ListenerConfig security) {
+    if (!ListenerSecurity.exposed(address) || security.tls() || security.authenticated()) {
+      return null;
+    }
+    return "listening on " + listen + " without TLS or authentication: anyone who can reach this"
+        + " port can read /metrics and /api/snapshot; set listener.tls.certFile/keyFile and"
+        + " listener.auth.bearerTokenFile or basicUsersFile (docs/RELIABILITY.md)";
   }
 
   /** The base URL actually bound, e.g. {@code http://127.0.0.1:9464}. */
@@ -110,7 +161,7 @@ public final class AgentHttpServer implements AutoCloseable {
     if (host.contains(":")) {
       host = "[" + host + "]";
     }
-    return "http://" + host + ":" + a.getPort();
+    return (server instanceof HttpsServer ? "https://" : "http://") + host + ":" + a.getPort();
   }
 
   /** The port actually bound (useful with port 0). */

@@ -26,6 +26,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -84,6 +85,8 @@ public final class AgentRuntime implements AutoCloseable {
   private final ExportedHistogramProducer histogramProducer;
   private final SnapshotAssembler assembler;
   private final AgentReceiverContext context;
+  /** Health components that are not receivers (the OTLP export), by name. */
+  private final Map<String, Supplier<HealthStatus>> components;
   private final History history;
   /** Records the snapshot into {@link #history} every interval; created by start(). */
   private volatile ScheduledExecutorService historyRecorder;
@@ -106,6 +109,7 @@ public final class AgentRuntime implements AutoCloseable {
     this.histogramProducer = b.histogramProducer;
     this.assembler = new SnapshotAssembler(clock);
     this.context = new AgentReceiverContext(config, openTelemetry, clock);
+    this.components = Map.copyOf(b.components);
     this.history = History.forRefresh(config.refreshNormal());
   }
 
@@ -218,6 +222,15 @@ public final class AgentRuntime implements AutoCloseable {
       }
       out.put(r.receiver.name(), h);
     }
+    components.forEach((name, status) -> {
+      HealthStatus h;
+      try {
+        h = status.get();
+      } catch (RuntimeException e) {
+        h = HealthStatus.unhealthy(List.of("health failed: " + e));
+      }
+      out.put(name, h);
+    });
     return Collections.unmodifiableMap(out);
   }
 
@@ -465,6 +478,7 @@ public final class AgentRuntime implements AutoCloseable {
     private List<ReceiverProvider> providers;
     private ClassLoader classLoader;
     private ExportedHistogramProducer histogramProducer;
+    private final Map<String, Supplier<HealthStatus>> components = new LinkedHashMap<>();
 
     private Builder(AgentConfig config) {
       this.config = Objects.requireNonNull(config, "config");
@@ -502,6 +516,15 @@ public final class AgentRuntime implements AutoCloseable {
      */
     public Builder setHistogramProducer(ExportedHistogramProducer histogramProducer) {
       this.histogramProducer = Objects.requireNonNull(histogramProducer, "histogramProducer");
+      return this;
+    }
+
+    /**
+     * A health component that is not a receiver (the standalone agent's {@code export}), shown
+     * after the receivers in {@link #health()}, the snapshot and {@code /healthz}.
+     */
+    public Builder addHealthComponent(String name, Supplier<HealthStatus> status) {
+      components.put(Objects.requireNonNull(name, "name"), Objects.requireNonNull(status, "status"));
       return this;
     }
 

@@ -30,6 +30,9 @@ final class CheckConfigCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     AgentConfig cfg = config.load();
+    cfg.listener().validate();
+    // Engine profiles of the user's are configuration too: a bad one fails here, not at start.
+    dev.gputop.inference.engine.UserProfiles.load(cfg.inference().engines());
     PrintWriter out = spec.commandLine().getOut();
     out.println("# configuration OK" + (config.file() == null ? " (no file: defaults)" : ": " + config.file()));
     out.print(EffectiveConfig.toYaml(cfg));

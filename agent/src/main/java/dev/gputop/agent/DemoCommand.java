@@ -147,7 +147,7 @@ final class DemoCommand implements Callable<Integer> {
     InferenceConfig i = file.inference();
     DiscoveryConfig noDiscovery = new DiscoveryConfig(false, i.discovery().scope(), i.discovery().procRoot());
     InferenceConfig inference = new InferenceConfig(true, DEMO_WINDOW, noDiscovery, endpoints, i.scrape());
-    return new AgentConfig(DEMO_REFRESH, file.listen(), inference, file.nvml(), file.kubernetes());
+    return new AgentConfig(DEMO_REFRESH, file.listen(), inference, file.nvml(), file.kubernetes(), file.listener());
   }
 
   /** Starts the agent; when the listen address is taken (an agent already runs), on any free port. */
@@ -159,7 +159,7 @@ final class DemoCommand implements Callable<Integer> {
         throw e;
       }
       String host = cfg.listen().substring(0, cfg.listen().lastIndexOf(':'));
-      AgentConfig any = new AgentConfig(cfg.refreshNormal(), host + ":0", cfg.inference(), cfg.nvml(), cfg.kubernetes());
+      AgentConfig any = cfg.withListen(host + ":0");
       return StandaloneAgent.start(any);
     }
   }

@@ -47,7 +47,8 @@ public final class DiscoverCommand implements Callable<Integer> {
     DiscoveryConfig dc = cfg.inference().discovery();
     GpuProcessSource gpus = dc.enabled() ? gpuProcesses(cfg) : null;
     DiscoveryResult result;
-    try (ProcessDiscovery discovery = ProcessDiscovery.withGpuSource(dc, cfg.kubernetes(), gpus, Clock.system())) {
+    try (ProcessDiscovery discovery = ProcessDiscovery.withGpuSource(dc, cfg.kubernetes(), gpus, Clock.system())
+        .withProfiles(dev.gputop.inference.engine.UserProfiles.load(cfg.inference().engines()))) {
       result = discovery.discover();
     }
     PrintWriter out = spec.commandLine().getOut();

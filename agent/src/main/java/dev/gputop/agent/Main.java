@@ -18,6 +18,8 @@ import picocli.CommandLine.Command;
       RunCommand.class,
       SnapshotCommand.class,
       DiscoverCommand.class,
+      EnginesCommand.class,
+      ExplainCommand.class,
       CheckConfigCommand.class,
       GpusCommand.class,
       DemoCommand.class,

@@ -45,6 +45,7 @@ final class StandaloneAgent implements AutoCloseable {
         AgentRuntime.builder(config)
             .setOpenTelemetry(sdk.openTelemetry())
             .setHistogramProducer(sdk.histograms())
+            .addHealthComponent("export", sdk.exports()::health)
             .build();
     AgentHttpServer server = null;
     try {

@@ -41,6 +41,9 @@ import java.util.stream.Collectors;
  *       metrics only).
  *   <li>Resource: {@code service.name=gputop-agent} unless configured, {@code service.version},
  *       {@code host.name}.
+ *   <li>The OTLP exporter is watched by an {@link ExportMonitor}: failures logged throttled, the
+ *       {@code export} health component, dropped data counted; the SDK's own per-failure log
+ *       records are filtered out.
  *   <li>OTLP http/protobuf goes through the JDK's HTTP client ({@link LazyTlsHttpSenderProvider},
  *       which initializes TLS only for an https endpoint); gRPC through OkHttp.
  * </ul>
@@ -63,12 +66,15 @@ public final class StandaloneSdk implements AutoCloseable {
   private final OpenTelemetrySdk sdk;
   private final PrometheusMetricReader prometheus;
   private final ExportedHistogramProducer histograms;
+  private final ExportMonitor exports;
 
   private StandaloneSdk(
-      OpenTelemetrySdk sdk, PrometheusMetricReader prometheus, ExportedHistogramProducer histograms) {
+      OpenTelemetrySdk sdk, PrometheusMetricReader prometheus, ExportedHistogramProducer histograms,
+      ExportMonitor exports) {
     this.sdk = sdk;
     this.prometheus = prometheus;
     this.histograms = histograms;
+    this.exports = exports;
   }
 
   /**
@@ -86,15 +92,31 @@ public final class StandaloneSdk implements AutoCloseable {
    * attribute; null outside Kubernetes.
    */
   public static StandaloneSdk create(boolean withPrometheus, String nodeName) {
+    return create(withPrometheus, nodeName, ExportMonitor.create(), Map.of());
+  }
+
+  /**
+   * As {@link #create(boolean, String)}, with the OTLP exporter watched by {@code exports} and
+   * {@code properties} as defaults below the environment and system properties (for tests).
+   */
+  static StandaloneSdk create(
+      boolean withPrometheus, String nodeName, ExportMonitor exports, Map<String, String> properties) {
     preferLazyTlsHttpSender();
+    ExportMonitor.silenceSdkExportLogs();
     ExportedHistogramProducer histograms = new ExportedHistogramProducer();
     PrometheusMetricReader prometheus =
         withPrometheus ? PrometheusMetricReader.builder().setOtelScopeLabelsEnabled(false).build() : null;
     OpenTelemetrySdk sdk =
         AutoConfiguredOpenTelemetrySdk.builder()
             .disableShutdownHook() // the agent flushes and shuts down itself, within its 5 s budget
+            .addPropertiesSupplier(() -> properties)
             .addPropertiesCustomizer(StandaloneSdk::agentDefaults)
             .addResourceCustomizer((resource, config) -> agentResource(resource, nodeName))
+            .addMetricExporterCustomizer(
+                (exporter, config) ->
+                    exporter.getClass().getSimpleName().startsWith("Otlp")
+                        ? exports.wrap(exporter, config)
+                        : exporter)
             .addMeterProviderCustomizer(
                 (builder, config) -> {
                   if (prometheus != null) {
@@ -104,12 +126,18 @@ public final class StandaloneSdk implements AutoCloseable {
                 })
             .build()
             .getOpenTelemetrySdk();
-    return new StandaloneSdk(sdk, prometheus, histograms);
+    exports.registerMetrics(sdk.getMeter("dev.gputop.agent"));
+    return new StandaloneSdk(sdk, prometheus, histograms, exports);
   }
 
   /** The SDK, for {@link AgentRuntime.Builder#setOpenTelemetry}. */
   public OpenTelemetrySdk openTelemetry() {
     return sdk;
+  }
+
+  /** The OTLP exporter's monitor: the {@code export} health component and its failure log. */
+  public ExportMonitor exports() {
+    return exports;
   }
 
   /** The producer to hand to {@link AgentRuntime.Builder#setHistogramProducer}. */

@@ -46,7 +46,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The three ways into a host JVM (docs/attach.md), each with a real host application ({@link
- * HostApp}) in its own JVM, the four demo replicas as inference servers and an in-test OTLP/HTTP
+ * HostApp}) in its own JVM, the five demo replicas as inference servers and an in-test OTLP/HTTP
  * receiver: {@code -javaagent:gputop-agent.jar}, dynamic attach of the same jar, and the real
  * OpenTelemetry Java agent with gputop's extension jar.
  */
@@ -117,7 +117,7 @@ class AttachIT {
     HttpResponse<String> snapshot = AgentProcess.get(HttpClient.newHttpClient(), listener.group(1) + "/api/snapshot");
     assertThat(snapshot.statusCode()).isEqualTo(200);
     JsonNode doc = json.readTree(snapshot.body());
-    assertThat(doc.get("inference")).hasSize(4);
+    assertThat(doc.get("inference")).hasSize(DemoReplicas.NAMES.size());
 
     host.stopAndAssertCleanExit();
   }
@@ -241,9 +241,9 @@ class AttachIT {
 
   /** Until every server is up in OTLP, the re-exported histograms arrived and both fake GPUs. */
   private void awaitMetrics() throws Exception {
-    await(() -> upServers().size() == 4 && !otlp.latest("gen_ai.server.time_to_first_token").isEmpty()
+    await(() -> upServers().size() == DemoReplicas.NAMES.size() && !otlp.latest("gen_ai.server.time_to_first_token").isEmpty()
             && gpus().size() == 2,
-        "gputop.inference.up = 1 for the four servers, gen_ai.server.time_to_first_token and hw.gpu.utilization of two GPUs");
+        "gputop.inference.up = 1 for every demo server, gen_ai.server.time_to_first_token and hw.gpu.utilization of two GPUs");
   }
 
   private Set<String> gpus() {

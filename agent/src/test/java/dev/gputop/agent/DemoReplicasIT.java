@@ -35,7 +35,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * The shaded jar, as a separate process, scraping the four demo replicas (started here, so the
+ * The shaded jar, as a separate process, scraping the five demo replicas (started here, so the
  * test knows the true latencies they drew) and pushing OTLP/HTTP to an in-test receiver. One agent
  * run serves every assertion; each test reads what it needs.
  */
@@ -88,7 +88,7 @@ class DemoReplicasIT {
       }
       Thread.sleep(250);
     }
-    throw new AssertionError("agent never reported all four servers up with rates; last snapshot:\n"
+    throw new AssertionError("agent never reported all five servers up with rates; last snapshot:\n"
         + lastSnapshot + "\nstderr:\n" + agent.err());
   }
 
@@ -115,12 +115,14 @@ class DemoReplicasIT {
 
   private static boolean allUpWithRates(JsonNode doc) {
     JsonNode servers = doc.get("inference");
-    if (servers.size() != 4) {
+    if (servers.size() != 5) {
       return false;
     }
     for (JsonNode s : servers) {
-      // llama.cpp exports no request counter: its request rate stays null (N/A), by design.
-      if (!s.get("state").asText().equals("up") || s.get("generationTokensPerSecond").isNull()) {
+      // llama.cpp exports no request counter: its request rate stays null (N/A), by design;
+      // TensorRT-LLM exports no generation counter (N/A) but prompt tokens.
+      String rateOf = s.get("name").asText().equals("trtllm") ? "promptTokensPerSecond" : "generationTokensPerSecond";
+      if (!s.get("state").asText().equals("up") || s.get(rateOf).isNull()) {
         return false;
       }
       // SGLang and TGI count a request when it finishes; until the first one finishes inside
@@ -156,10 +158,19 @@ class DemoReplicasIT {
         assertThat(s.get("requestsPerSecond").asDouble()).as(s.get("name").asText()).isPositive();
       }
     }
-    // Every engine exports a generation counter. llama.cpp counts a request's tokens when it
-    // finishes, and finishes few, so its rate may be 0 early in the window; the others can't be.
+    // Every engine but TensorRT-LLM exports a generation counter. llama.cpp counts a request's
+    // tokens when it finishes, and finishes few, so its rate may be 0 early in the window; the
+    // others can't be. TensorRT-LLM's is N/A (null), not 0.
     for (JsonNode s : lastSnapshot.get("inference")) {
       JsonNode gen = s.get("generationTokensPerSecond");
+      if (s.get("name").asText().equals("trtllm")) {
+        assertThat(gen.isNull()).as("trtllm generation tokens/s is N/A").isTrue();
+        assertThat(s.get("engine").asText()).isEqualTo("trtllm");
+        assertThat(s.get("promptTokensPerSecond").asDouble()).isPositive();
+        assertThat(s.get("kvCacheUsage").isNumber()).isTrue();
+        assertThat(s.get("ttft").get("p50").isNumber()).isTrue();
+        continue;
+      }
       assertThat(gen.isNumber()).as(s.get("name").asText()).isTrue();
       if (s.get("name").asText().equals("llamacpp")) {
         assertThat(gen.asDouble()).isGreaterThanOrEqualTo(0);
@@ -194,7 +205,7 @@ class DemoReplicasIT {
       quantiles.add(a.get("quantile"));
     }
     // TGI and llama.cpp export no TTFT: no data point, never 0.
-    assertThat(ttftServers).contains("vllm-dp2", "sglang-tp2").doesNotContain("tgi", "llamacpp");
+    assertThat(ttftServers).contains("vllm-dp2", "sglang-tp2", "trtllm").doesNotContain("tgi", "llamacpp");
     assertThat(quantiles).containsExactlyInAnyOrder("0.5", "0.9", "0.99");
 
     Metric hist = otlp.latest("gen_ai.server.time_to_first_token").get(0).metric();
@@ -267,7 +278,7 @@ class DemoReplicasIT {
       assertThat(s.value()).isPositive();
       servers.add(s.labels().get("server"));
     }
-    assertThat(servers).contains("vllm-dp2", "sglang-tp2");
+    assertThat(servers).contains("vllm-dp2", "sglang-tp2", "trtllm");
     for (String family : List.of("gputop_inference_up", "gputop_inference_requests_waiting",
         "gputop_inference_request_rate_per_second", "gen_ai_server_time_to_first_token_seconds", "target_info")) {
       assertThat(exposition.family(family)).as(family).isNotNull();

@@ -28,9 +28,16 @@ final class OtlpHttpReceiver implements AutoCloseable {
 
   private final HttpServer server;
   final List<ExportMetricsServiceRequest> requests = new CopyOnWriteArrayList<>();
+  /** The request headers of each request, lower-case names, in arrival order. */
+  final List<Map<String, String>> headers = new CopyOnWriteArrayList<>();
 
   OtlpHttpReceiver() throws IOException {
-    server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 16);
+    this(0);
+  }
+
+  /** A receiver on {@code port} of 127.0.0.1 (0: any free port). */
+  OtlpHttpReceiver(int port) throws IOException {
+    server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 16);
     server.createContext("/v1/metrics", this::handle);
     server.start();
   }
@@ -46,6 +53,9 @@ final class OtlpHttpReceiver implements AutoCloseable {
         ex.sendResponseHeaders(405, -1);
         return;
       }
+      Map<String, String> h = new LinkedHashMap<>();
+      ex.getRequestHeaders().forEach((k, v) -> h.put(k.toLowerCase(java.util.Locale.ROOT), String.join(",", v)));
+      headers.add(h);
       InputStream in = ex.getRequestBody();
       if ("gzip".equalsIgnoreCase(ex.getRequestHeaders().getFirst("Content-Encoding"))) {
         in = new GZIPInputStream(in);

@@ -74,7 +74,7 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
   /** Unexpected errors of a cycle's stages (bugs): logged with a trace, throttled per stage. */
   private final FailureLog failures;
   private final int maxScrapes;
-  private final EngineMapper mapper = new EngineMapper();
+  private final EngineMapper mapper;
   private final Map<String, ServerState> states = new LinkedHashMap<>();
   private final AtomicReference<InferenceSnapshot> snapshot =
       new AtomicReference<>(InferenceSnapshot.empty());
@@ -96,6 +96,19 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
       ServerDiscovery discovery,
       Clock clock,
       OpenTelemetry openTelemetry) {
+    this(config, refresh, scraper, discovery, clock, openTelemetry, new EngineMapper());
+  }
+
+  /** A receiver that maps with these engine profiles (the built-in ones and the user's). */
+  InferenceReceiver(
+      InferenceConfig config,
+      Duration refresh,
+      Scraper scraper,
+      ServerDiscovery discovery,
+      Clock clock,
+      OpenTelemetry openTelemetry,
+      EngineMapper mapper) {
+    this.mapper = Objects.requireNonNull(mapper, "mapper");
     this.config = Objects.requireNonNull(config, "config");
     this.scraper = Objects.requireNonNull(scraper, "scraper");
     this.discovery = discovery;

@@ -6,6 +6,9 @@ import dev.gputop.config.Receiver;
 import dev.gputop.config.ReceiverContext;
 import dev.gputop.config.ReceiverProvider;
 import dev.gputop.inference.discovery.ProcessDiscovery;
+import dev.gputop.inference.engine.EngineMapper;
+import dev.gputop.inference.engine.EngineProfiles;
+import dev.gputop.inference.engine.UserProfiles;
 import dev.gputop.inference.scrape.HttpScraper;
 import dev.gputop.config.services.GpuProcessSource;
 import dev.gputop.config.services.ProcessOwnerLookup;
@@ -38,11 +41,15 @@ public final class InferenceReceiverProvider implements ReceiverProvider {
   public Receiver create(ReceiverContext context) {
     AgentConfig agent = context.config();
     InferenceConfig config = agent.inference();
+    // Read and validated before anything starts: a bad profile stops the agent like bad config.
+    EngineProfiles profiles = UserProfiles.load(config.engines());
     HttpScraper scraper = new HttpScraper(config.scrape(), context.clock(), context.openTelemetry());
     ProcessDiscovery discovery = new ProcessDiscovery(
-        config.discovery(), agent.kubernetes(), () -> context.lookup(GpuProcessSource.class), context.clock());
+        config.discovery(), agent.kubernetes(), () -> context.lookup(GpuProcessSource.class), context.clock())
+        .withProfiles(profiles);
     InferenceReceiver receiver = new InferenceReceiver(
-        config, agent.refreshNormal(), scraper, discovery, context.clock(), context.openTelemetry());
+        config, agent.refreshNormal(), scraper, discovery, context.clock(), context.openTelemetry(),
+        new EngineMapper(profiles));
     context.publish(ProcessOwnerLookup.class, receiver);
     return receiver;
   }

@@ -163,4 +163,32 @@ class SloReceiverTest {
       assertThat(values.get("gputop.inference.slo.burn_rate busy ttft")).isCloseTo(20.0, within(1e-9));
     }
   }
+
+  @Test
+  void refresh_serverWithSeveralModelsHasSlosPerModelWithTheirOwnOverrides() {
+    SloConfig slo = new SloConfig(ONE_SECOND.base(), List.of(
+        new SloOverride(null, null, "llama-*", new SloTargets(Duration.ofMillis(500), null, null, null, null, null))));
+    try (InferenceReceiver r = receiver(slo, endpoint("mixed", SloTargets.NONE))) {
+      // One server, two models: qwen Δ(le 0.5, le 1, count) = 50, 80, 100; llama 90, 99, 100.
+      scraper.bodies.put("http://10.0.0.1/mixed", vllm("qwen-7b", 100, 180, 200)
+          + vllm("llama-3-8b", 100, 150, 200).replace("# TYPE vllm:time_to_first_token_seconds histogram\n", ""));
+      r.refresh();
+      clock.advanceSeconds(10);
+      scraper.bodies.put("http://10.0.0.1/mixed", vllm("qwen-7b", 150, 260, 300)
+          + vllm("llama-3-8b", 190, 249, 300).replace("# TYPE vllm:time_to_first_token_seconds histogram\n", ""));
+      r.refresh();
+      ServerEntry e = server(r, "mixed");
+      Map<String, SloStats.Value> byModel = new TreeMap<>();
+      e.models().forEach(m -> byModel.put(m.name(), m.stats().slo().ttft()));
+      // llama-3-8b matches the override: 500 ms → 90/100; qwen keeps 1 s → 80/100.
+      assertThat(byModel.get("llama-3-8b").target()).isEqualTo(0.5);
+      assertThat(byModel.get("llama-3-8b").attainment()).isCloseTo(0.9, within(1e-12));
+      assertThat(byModel.get("qwen-7b").target()).isEqualTo(1.0);
+      assertThat(byModel.get("qwen-7b").attainment()).isCloseTo(0.8, within(1e-12));
+      // The total serves two models, so the model override does not apply: 1 s over both,
+      // (80 + 99) / 200.
+      assertThat(e.stats().slo().ttft().target()).isEqualTo(1.0);
+      assertThat(e.stats().slo().ttft().attainment()).isCloseTo(179.0 / 200, within(1e-12));
+    }
+  }
 }

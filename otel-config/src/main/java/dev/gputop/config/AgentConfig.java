@@ -19,7 +19,8 @@ public record AgentConfig(
     String listen,
     InferenceConfig inference,
     NvmlConfig nvml,
-    KubernetesConfig kubernetes) {
+    KubernetesConfig kubernetes,
+    ListenerConfig listener) {
 
   /** {@code refresh.normal}'s default, from {@link ConfigSchema#REFRESH_NORMAL}. */
   public static final Duration DEFAULT_REFRESH = ConfigSchema.REFRESH_NORMAL.defaultValue();
@@ -32,9 +33,21 @@ public record AgentConfig(
     Objects.requireNonNull(inference, "inference");
     Objects.requireNonNull(nvml, "nvml");
     Objects.requireNonNull(kubernetes, "kubernetes");
+    Objects.requireNonNull(listener, "listener");
     if (refreshNormal.isNegative() || refreshNormal.isZero()) {
       throw new IllegalArgumentException("refresh.normal must be positive");
     }
+  }
+
+  /** A configuration with the listener's defaults (plain HTTP, no authentication). */
+  public AgentConfig(Duration refreshNormal, String listen, InferenceConfig inference, NvmlConfig nvml,
+      KubernetesConfig kubernetes) {
+    this(refreshNormal, listen, inference, nvml, kubernetes, ListenerConfig.defaults());
+  }
+
+  /** The same configuration with another {@code listen} address. */
+  public AgentConfig withListen(String otherListen) {
+    return new AgentConfig(refreshNormal, otherListen, inference, nvml, kubernetes, listener);
   }
 
   /** The configuration used when no file is given: every key at its {@link ConfigSchema} default. */

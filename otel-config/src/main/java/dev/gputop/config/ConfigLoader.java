@@ -301,6 +301,20 @@ public final class ConfigLoader {
     if (key.type instanceof ConfigType.SecretMap) {
       return secrets(node, name, key.type);
     }
+    if (key.type instanceof ConfigType.PathList paths && node != null && node.value instanceof List) {
+      List<String> out = new ArrayList<>();
+      for (Node element : node.asList()) {
+        if (!(element.value instanceof String)) {
+          throw new ConfigException(name, element.line, "expected a path");
+        }
+        try {
+          out.add(paths.path((String) element.value));
+        } catch (IllegalArgumentException e) {
+          throw new ConfigException(name, element.line, e.getMessage());
+        }
+      }
+      return List.copyOf(out);
+    }
     if (node == null || node.value == null) {
       if (key.required) {
         throw new ConfigException(name, parentLine, "is required");

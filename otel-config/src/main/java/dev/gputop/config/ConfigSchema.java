@@ -54,6 +54,25 @@ public final class ConfigSchema {
       key("listen", ConfigType.LISTEN, "127.0.0.1:9464", AgentConfig::listen,
           "`host:port` of the HTTP listener (`/metrics`, `/api/snapshot`, `/api/history`, `/healthz`,"
               + " the web page at `/`); `0.0.0.0:9464` for other hosts to scrape, port `0` for any free port, `off` to disable");
+  public static final Key<AgentConfig, String> LISTENER_TLS_CERT_FILE =
+      key("listener.tls.certFile", ConfigType.STRING, null, "none: plain HTTP",
+          c -> c.listener().certFile(),
+          "PEM server certificate chain, leaf first; with `keyFile`, the listener serves HTTPS; both files are re-read when they change");
+  public static final Key<AgentConfig, String> LISTENER_TLS_KEY_FILE =
+      key("listener.tls.keyFile", ConfigType.STRING, null, c -> c.listener().keyFile(),
+          "PEM (PKCS#8) private key of `certFile`");
+  public static final Key<AgentConfig, String> LISTENER_TLS_CLIENT_CA_FILE =
+      key("listener.tls.clientCaFile", ConfigType.STRING, null, c -> c.listener().clientCaFile(),
+          "PEM CAs: every client must present a certificate they signed (mutual TLS)");
+  public static final Key<AgentConfig, String> LISTENER_AUTH_BEARER_TOKEN_FILE =
+      key("listener.auth.bearerTokenFile", ConfigType.STRING, null, c -> c.listener().bearerTokenFile(),
+          "a file whose trimmed content clients must send as `Authorization: Bearer`; re-read when it changes");
+  public static final Key<AgentConfig, String> LISTENER_AUTH_BASIC_USERS_FILE =
+      key("listener.auth.basicUsersFile", ConfigType.STRING, null, c -> c.listener().basicUsersFile(),
+          "a file of `user:bcrypt-hash` lines (`htpasswd -nB user`) for HTTP basic authentication; re-read when it changes");
+  public static final Key<AgentConfig, List<String>> LISTENER_AUTH_EXEMPT_PATHS =
+      key("listener.auth.exemptPaths", ConfigType.PATHS, ListenerConfig.DEFAULT_EXEMPT_PATHS,
+          c -> c.listener().exemptPaths(), "paths served without authentication (probes)");
   public static final Key<AgentConfig, Boolean> INFERENCE_ENABLED =
       key("inference.enabled", ConfigType.BOOLEAN, true, c -> c.inference().enabled(),
           "the inference receiver");
@@ -100,6 +119,17 @@ public final class ConfigSchema {
       key("inference.scrape.concurrency", ConfigType.COUNT, 8,
           c -> c.inference().scrape().concurrency(),
           "most scrapes in flight at once");
+
+  public static final Key<AgentConfig, String> ENGINES_DIRECTORY =
+      key("inference.engines.directory", ConfigType.STRING, null,
+          c -> c.inference().engines().directory(),
+          "a directory of engine profile files (`*.yaml`, format in docs/engines/README.md): each"
+              + " adds an engine or replaces the built-in profile of the same `engine`");
+  public static final Key<AgentConfig, String> ENGINES_PROFILES =
+      key("inference.engines.profiles", ConfigType.STRING, null,
+          c -> c.inference().engines().profiles(),
+          "engine profiles written inline, as a YAML block scalar under this key, several separated"
+              + " by `---` lines; like the directory's files, and they win over them");
 
   public static final ListKey<EndpointConfig> ENDPOINTS =
       list("inference.endpoints", c -> c.inference().endpoints(),
@@ -266,7 +296,9 @@ public final class ConfigSchema {
                 v.get(SCRAPE_MAX_SERIES),
                 v.get(SCRAPE_MAX_LABELS),
                 v.get(SCRAPE_CONCURRENCY)),
-            slo(v));
+            slo(v),
+            new EnginesConfig(v.get(ENGINES_DIRECTORY), v.get(ENGINES_PROFILES),
+                v.line(ENGINES_PROFILES.path())));
     NvmlConfig nvml = new NvmlConfig(v.get(NVML_ENABLED), v.get(NVML_LIBRARY));
     KubernetesConfig kubernetes =
         new KubernetesConfig(
@@ -283,7 +315,16 @@ public final class ConfigSchema {
       throw new ConfigException(REFRESH_NORMAL.name(), v.line(REFRESH_NORMAL.path()),
           "must not be longer than inference.window (" + inference.window() + ")");
     }
-    return new AgentConfig(refresh, v.get(LISTEN), inference, nvml, kubernetes);
+    return new AgentConfig(refresh, v.get(LISTEN), inference, nvml, kubernetes, listener(v));
+  }
+
+  private static ListenerConfig listener(ConfigValues v) {
+    // Checks across these keys are in ListenerConfig.validate (run by check-config and the
+    // listener): each key alone is a valid configuration in the per-key tests.
+    ListenerConfig l = new ListenerConfig(v.get(LISTENER_TLS_CERT_FILE), v.get(LISTENER_TLS_KEY_FILE),
+        v.get(LISTENER_TLS_CLIENT_CA_FILE), v.get(LISTENER_AUTH_BEARER_TOKEN_FILE),
+        v.get(LISTENER_AUTH_BASIC_USERS_FILE), v.get(LISTENER_AUTH_EXEMPT_PATHS));
+    return l;
   }
 
   private static List<EndpointConfig> endpoints(List<ConfigValues> elements) {

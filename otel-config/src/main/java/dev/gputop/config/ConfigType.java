@@ -2,6 +2,7 @@ package dev.gputop.config;
 
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -215,6 +216,9 @@ public abstract class ConfigType<T> {
     return new SecretMap(noun);
   }
 
+  /** A list of URL paths, each starting with {@code /}: a YAML sequence, or one path. */
+  public static final ConfigType<List<String>> PATHS = new PathList();
+
   /** One of an enum's constants, written in lower case. */
   public static <E extends Enum<E>> ConfigType<E> oneOf(Class<E> type) {
     E[] values = type.getEnumConstants();
@@ -262,6 +266,37 @@ public abstract class ConfigType<T> {
     @Override
     String doc(Map<String, String> value) {
       return value.isEmpty() ? "none" : value.keySet().toString();
+    }
+  }
+
+  /** The type of {@link #PATHS}: read by the loader from a sequence (or a single scalar). */
+  static final class PathList extends ConfigType<List<String>> {
+    private PathList() {
+      super("list of paths");
+    }
+
+    @Override
+    List<String> parse(String text) {
+      return List.of(path(text));
+    }
+
+    /** One element, checked. */
+    String path(String text) {
+      String p = text.trim();
+      if (!p.startsWith("/")) {
+        throw new IllegalArgumentException("a path starts with '/', not '" + text + "'");
+      }
+      return p;
+    }
+
+    @Override
+    Object write(List<String> value) {
+      return value;
+    }
+
+    @Override
+    String doc(List<String> value) {
+      return value.toString();
     }
   }
 

@@ -13,6 +13,7 @@ import java.util.Objects;
  * @param endpoints {@code inference.endpoints[]}: servers scraped whether or not discovery finds them
  * @param scrape {@code inference.scrape.*}: timeouts and limits for every scrape
  * @param slo {@code inference.slo.*}: SLO targets and their overrides
+ * @param engines {@code inference.engines.*}: the user's engine profiles
  */
 public record InferenceConfig(
     boolean enabled,
@@ -20,7 +21,8 @@ public record InferenceConfig(
     DiscoveryConfig discovery,
     List<EndpointConfig> endpoints,
     ScrapeConfig scrape,
-    SloConfig slo) {
+    SloConfig slo,
+    EnginesConfig engines) {
 
   /** {@code inference.window}'s default, from {@link ConfigSchema#INFERENCE_WINDOW}. */
   public static final Duration DEFAULT_WINDOW = ConfigSchema.INFERENCE_WINDOW.defaultValue();
@@ -30,10 +32,17 @@ public record InferenceConfig(
     Objects.requireNonNull(discovery, "discovery");
     Objects.requireNonNull(scrape, "scrape");
     Objects.requireNonNull(slo, "slo");
+    Objects.requireNonNull(engines, "engines");
     endpoints = List.copyOf(endpoints);
     if (window.isNegative() || window.isZero()) {
       throw new IllegalArgumentException("inference.window must be positive");
     }
+  }
+
+  /** Settings without profiles of the user's. */
+  public InferenceConfig(boolean enabled, Duration window, DiscoveryConfig discovery,
+      List<EndpointConfig> endpoints, ScrapeConfig scrape, SloConfig slo) {
+    this(enabled, window, discovery, endpoints, scrape, slo, EnginesConfig.none());
   }
 
   /** Settings without SLO targets. */

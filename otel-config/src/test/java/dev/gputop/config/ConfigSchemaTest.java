@@ -58,6 +58,8 @@ class ConfigSchemaTest {
       return new Sample("0.0.0.0:1234", "0.0.0.0:1234");
     } else if (t == ConfigType.HTTP_URL) {
       return new Sample("https://other:8443/metrics", URI.create("https://other:8443/metrics"));
+    } else if (t == ConfigType.PATHS) {
+      return new Sample("/probe", List.of("/probe"));
     } else if (t instanceof ConfigType.SecretMap) {
       return new Sample(null, Map.of("X-Key", "s3cret"));
     } else if (key == ConfigSchema.DISCOVERY_SCOPE) {
@@ -218,6 +220,8 @@ class ConfigSchemaTest {
       assertThat(written).isEqualTo(Map.of("X-Key", "<redacted>"));
     } else if (s.value() instanceof Duration) {
       assertThat(written).isEqualTo(s.text());
+    } else if (key.type() == ConfigType.PATHS) {
+      assertThat(written).isEqualTo(List.of(s.text()));
     } else {
       assertThat(String.valueOf(written)).isEqualTo(String.valueOf(
           s.value() instanceof Long ? 3072 : s.text()));
@@ -298,11 +302,14 @@ class ConfigSchemaTest {
   @Test
   void scalarKeys_areExactlyTheTopLevelScalarsInTableOrder() {
     assertThat(ConfigLoader.SCALAR_KEYS).containsExactly(
-        "refresh.normal", "listen", "inference.enabled", "inference.window",
+        "refresh.normal", "listen", "listener.tls.certFile", "listener.tls.keyFile",
+        "listener.tls.clientCaFile", "listener.auth.bearerTokenFile", "listener.auth.basicUsersFile",
+        "listener.auth.exemptPaths", "inference.enabled", "inference.window",
         "inference.discovery.enabled", "inference.discovery.scope", "inference.discovery.procRoot",
         "inference.scrape.timeout", "inference.scrape.maxBodyBytes",
         "inference.scrape.maxLineLength", "inference.scrape.maxSeries", "inference.scrape.maxLabels",
-        "inference.scrape.concurrency", "inference.slo.ttft", "inference.slo.itl",
+        "inference.scrape.concurrency", "inference.engines.directory",
+        "inference.engines.profiles", "inference.slo.ttft", "inference.slo.itl",
         "inference.slo.e2e", "inference.slo.queue", "inference.slo.objective",
         "inference.slo.minRequests", "nvml.enabled", "nvml.library", "kubernetes.enabled",
         "kubernetes.nodeName", "kubernetes.kubeletUrl", "kubernetes.apiServerUrl",
@@ -449,16 +456,35 @@ class ConfigSchemaTest {
   }
 
   @Test
+  void listenerExemptPaths_sequenceIsReadAndEachPathChecked() {
+    assertThat(loader.parse("listener:\n  auth:\n    exemptPaths: [/healthz, /metrics]\n", Map.of())
+        .listener().exemptPaths()).containsExactly("/healthz", "/metrics");
+    assertThatThrownBy(() -> loader.parse("listener:\n  auth:\n    exemptPaths:\n      - healthz\n", Map.of()))
+        .hasMessage("line 4: listener.auth.exemptPaths: a path starts with '/', not 'healthz'");
+  }
+
+  @Test
+  void listenerValidate_settingsThatGoTogether() {
+    assertThatThrownBy(() -> loader.parse("listener:\n  tls:\n    certFile: /c\n", Map.of()).listener().validate())
+        .hasMessage("listener.tls.certFile: listener.tls.certFile and listener.tls.keyFile must be given together");
+    assertThatThrownBy(() -> loader.parse("listener:\n  tls:\n    clientCaFile: /ca\n", Map.of()).listener().validate())
+        .hasMessageStartingWith("listener.tls.clientCaFile: needs listener.tls.certFile");
+    assertThatThrownBy(() -> loader.parse(
+        "listener:\n  auth:\n    bearerTokenFile: /t\n    basicUsersFile: /u\n", Map.of()).listener().validate())
+        .hasMessage("listener.auth: choose one of listener.auth.bearerTokenFile and listener.auth.basicUsersFile");
+  }
+
+  @Test
   void effective_defaultsInTheFilesOwnForms() {
     Map<String, Object> tree = ConfigSchema.effective(AgentConfig.defaults());
     Map<String, Object> expected = new LinkedHashMap<>();
     expected.put("refresh", Map.of("normal", "3s"));
     expected.put("listen", "127.0.0.1:9464");
     assertThat(tree).containsAllEntriesOf(expected);
-    assertThat(tree.keySet()).containsExactly("refresh", "listen", "inference", "nvml", "kubernetes");
+    assertThat(tree.keySet()).containsExactly("refresh", "listen", "listener", "inference", "nvml", "kubernetes");
     @SuppressWarnings("unchecked")
     Map<String, Object> inference = (Map<String, Object>) tree.get("inference");
-    assertThat(inference.keySet()).containsExactly("enabled", "window", "discovery", "scrape", "endpoints", "slo");
+    assertThat(inference.keySet()).containsExactly("enabled", "window", "discovery", "scrape", "engines", "endpoints", "slo");
     assertThat(inference.get("scrape")).isEqualTo(Map.of("timeout", "2s", "maxBodyBytes", 16L << 20,
         "maxLineLength", 65536, "maxSeries", 200000, "maxLabels", 64, "concurrency", 8));
     @SuppressWarnings("unchecked")

@@ -15,8 +15,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * Four local inference servers that need no GPU: replicas of the {@code /metrics} endpoints of
- * vLLM (V1, data parallel 2), SGLang (tensor parallel 2), TGI and llama.cpp, each with the
+ * Five local inference servers that need no GPU: replicas of the metrics endpoints of vLLM (V1,
+ * data parallel 2), SGLang (tensor parallel 2), TGI, llama.cpp and TensorRT-LLM's trtllm-serve
+ * (on {@code /prometheus/metrics}), each with the
  * engine's real metric names, labels, bucket boundaries and quirks, and counters that move like a
  * loaded server (see {@link LoadModel}). They listen on 127.0.0.1 and serve {@code GET /metrics}.
  *
@@ -46,7 +47,7 @@ import java.util.concurrent.atomic.AtomicReference;
 public final class DemoReplicas implements AutoCloseable {
 
   /** Replica names, in the order {@link #replicas()} lists them. */
-  public static final List<String> NAMES = List.of("vllm-dp2", "sglang-tp2", "tgi", "llamacpp");
+  public static final List<String> NAMES = List.of("vllm-dp2", "sglang-tp2", "tgi", "llamacpp", "trtllm");
 
   private final List<Replica> replicas;
   private final ExecutorService executor;
@@ -57,7 +58,7 @@ public final class DemoReplicas implements AutoCloseable {
     this.executor = executor;
   }
 
-  /** Starts the four replicas on ephemeral loopback ports, on the system clock, with restarts. */
+  /** Starts the five replicas on ephemeral loopback ports, on the system clock, with restarts. */
   public static DemoReplicas start(long seed) throws IOException {
     return builder().seed(seed).start();
   }
@@ -67,7 +68,7 @@ public final class DemoReplicas implements AutoCloseable {
     return new Builder();
   }
 
-  /** The replicas: vllm-dp2, sglang-tp2, tgi, llamacpp. */
+  /** The replicas: vllm-dp2, sglang-tp2, tgi, llamacpp, trtllm. */
   public List<Replica> replicas() {
     return replicas;
   }
@@ -105,6 +106,8 @@ public final class DemoReplicas implements AutoCloseable {
         return new LoadModel.Settings(1, 32, 40_000, 16, 3.0, 2.0, 500, 140, 4096, 9_000, 0.014, 0.030, 0.0, 0.004, 1500);
       case "llamacpp":
         return new LoadModel.Settings(1, 4, 16_384, 1, 0.5, 2.5, 300, 120, 4096, 2_500, 0.018, 0.020, 0.3, 0, 600);
+      case "trtllm":
+        return new LoadModel.Settings(1, 64, 60_000, 32, 5.0, 1.8, 800, 180, 8192, 20_000, 0.011, 0.020, 0.5, 0, 1300);
       default:
         throw new IllegalArgumentException("no demo replica named '" + name + "', expected one of " + NAMES);
     }
@@ -218,6 +221,8 @@ public final class DemoReplicas implements AutoCloseable {
           return new TgiWriter(4095, 4096);
         case "llamacpp":
           return new LlamaCppWriter(llamaCppLegacyKvCache, 1_843_337_112L);
+        case "trtllm":
+          return new TrtllmWriter("nvidia/Llama-3.1-8B-Instruct-FP8");
         default:
           throw new IllegalArgumentException(name);
       }

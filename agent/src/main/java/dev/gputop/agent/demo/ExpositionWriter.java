@@ -9,8 +9,13 @@ import java.util.Map;
  */
 interface ExpositionWriter {
 
-  /** The engine identifier the agent should recognize: vllm, sglang, tgi or llamacpp. */
+  /** The engine identifier the agent should recognize: vllm, sglang, tgi, llamacpp or trtllm. */
   String engine();
+
+  /** The path the engine serves its Prometheus text on ({@code /metrics} but for trtllm-serve). */
+  default String path() {
+    return "/metrics";
+  }
 
   /** The Content-Type header the engine sends. */
   String contentType();

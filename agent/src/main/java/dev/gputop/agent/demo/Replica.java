@@ -41,12 +41,15 @@ public final class Replica {
     return name;
   }
 
-  /** The engine it emulates: {@code vllm}, {@code sglang}, {@code tgi} or {@code llamacpp}. */
+  /** The engine it emulates: {@code vllm}, {@code sglang}, {@code tgi}, {@code llamacpp} or {@code trtllm}. */
   public String engine() {
     return writer.engine();
   }
 
-  /** The URL of its metrics endpoint, e.g. {@code http://127.0.0.1:41234/metrics}. */
+  /**
+   * The URL of its metrics endpoint, e.g. {@code http://127.0.0.1:41234/metrics} ({@code
+   * /prometheus/metrics} for trtllm-serve).
+   */
   public URI url() {
     return url;
   }
@@ -114,7 +117,7 @@ public final class Replica {
 
   void bind(HttpServer server) {
     this.server = server;
-    this.url = URI.create("http://127.0.0.1:" + server.getAddress().getPort() + "/metrics");
+    this.url = URI.create("http://127.0.0.1:" + server.getAddress().getPort() + writer.path());
     server.createContext("/", this::handle);
   }
 
@@ -126,7 +129,13 @@ public final class Replica {
 
   private void handle(HttpExchange ex) throws IOException {
     try (ex) {
-      if (!ex.getRequestURI().getPath().equals("/metrics")) {
+      String path = ex.getRequestURI().getPath();
+      if (path.equals("/metrics") && !writer.path().equals("/metrics")) {
+        // trtllm-serve: /metrics is JSON iteration stats, [] while none are kept
+        send(ex, 200, "application/json", "[]");
+        return;
+      }
+      if (!path.equals(writer.path())) {
         send(ex, 404, "text/plain; charset=utf-8", "Not Found");
         return;
       }

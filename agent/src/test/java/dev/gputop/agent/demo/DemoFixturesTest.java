@@ -56,7 +56,8 @@ class DemoFixturesTest {
     assertThat(MiniExposition.parse(files.get("tgi/demo-tgi-t0.prom")).value("tgi_queue_size")).isPositive();
     assertThat(MiniExposition.parse(files.get("llamacpp/demo-llamacpp-t0.prom")).value("llamacpp:requests_deferred")).isPositive();
     assertThat(files.get("llamacpp/demo-llamacpp-legacy-kv-t0.prom")).contains("llamacpp:kv_cache_usage_ratio ");
-    assertThat(files).hasSize(10);
+    assertThat(files.get("trtllm/demo-trtllm-t0.prom")).contains("trtllm_num_active_requests{");
+    assertThat(files).hasSize(12);
   }
 
   /** File (relative to the fixtures folder) → content. */

@@ -31,12 +31,15 @@ class DemoReplicasTest {
   }
 
   @Test
-  void replicas_areTheFourEnginesOnLoopback() {
-    assertThat(demo.replicas()).extracting(Replica::name).containsExactly("vllm-dp2", "sglang-tp2", "tgi", "llamacpp");
-    assertThat(demo.replicas()).extracting(Replica::engine).containsExactly("vllm", "sglang", "tgi", "llamacpp");
+  void replicas_areTheFiveEnginesOnLoopback() {
+    assertThat(demo.replicas()).extracting(Replica::name)
+        .containsExactly("vllm-dp2", "sglang-tp2", "tgi", "llamacpp", "trtllm");
+    assertThat(demo.replicas()).extracting(Replica::engine)
+        .containsExactly("vllm", "sglang", "tgi", "llamacpp", "trtllm");
     assertThat(demo.replicas()).allSatisfy(r -> {
       assertThat(r.url().getHost()).isEqualTo("127.0.0.1");
-      assertThat(r.url().getPath()).isEqualTo("/metrics");
+      // trtllm-serve serves the text format on /prometheus/metrics (its /metrics is JSON).
+      assertThat(r.url().getPath()).isEqualTo(r.engine().equals("trtllm") ? "/prometheus/metrics" : "/metrics");
     });
     assertThat(demo.replicas()).extracting(r -> r.url().getPort()).doesNotHaveDuplicates();
     assertThatThrownBy(() -> demo.replica("ollama")).isInstanceOf(IllegalArgumentException.class);
@@ -48,12 +51,14 @@ class DemoReplicasTest {
         "vllm", "text/plain; version=0.0.4; charset=utf-8",
         "sglang", "text/plain; version=0.0.4; charset=utf-8",
         "tgi", "text/plain; charset=utf-8",
-        "llamacpp", "text/plain; version=0.0.4");
+        "llamacpp", "text/plain; version=0.0.4",
+        "trtllm", "text/plain; version=0.0.4; charset=utf-8");
     Map<String, String> firstFamily = Map.of(
         "vllm", "python_gc_objects_collected_total",
         "sglang", "sglang:num_running_reqs",
         "tgi", "tgi_",
-        "llamacpp", "llamacpp:prompt_tokens_total");
+        "llamacpp", "llamacpp:prompt_tokens_total",
+        "trtllm", "trtllm_request_success_total");
     for (Replica r : demo.replicas()) {
       HttpResponse<String> resp = get(r.url(), "text/plain;version=0.0.4");
       assertThat(resp.statusCode()).as(r.name()).isEqualTo(200);

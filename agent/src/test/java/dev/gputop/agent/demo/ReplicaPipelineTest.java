@@ -39,7 +39,8 @@ class ReplicaPipelineTest {
   void everyReplica_isRecognizedAsItsEngine() throws Exception {
     try (DemoReplicas d = Fixtures.replicas(clock, 41, Duration.ofSeconds(30))) {
       Map<String, Engine> expected = Map.of(
-          "vllm-dp2", Engine.VLLM, "sglang-tp2", Engine.SGLANG, "tgi", Engine.TGI, "llamacpp", Engine.LLAMACPP);
+          "vllm-dp2", Engine.VLLM, "sglang-tp2", Engine.SGLANG, "tgi", Engine.TGI, "llamacpp", Engine.LLAMACPP,
+          "trtllm", Engine.of("trtllm"));
       for (Replica r : d.replicas()) {
         Exposition e = parser.parse(r.render());
         assertThat(EngineMapper.recognize(e)).as(r.name()).isEqualTo(expected.get(r.name()));
@@ -122,6 +123,26 @@ class ReplicaPipelineTest {
       assertThat(llama.stats().kvCacheUsage()).as("current llama.cpp has no KV gauge").isNull();
       assertThat(llama.stats().e2e()).satisfiesAnyOf(l -> assertThat(l).isNull(), l -> assertThat(l.p50()).isNull());
       assertThat(llama.stats().generationTokensPerSecond()).isPositive();
+    }
+  }
+
+  @Test
+  void trtllm_windowedStatisticsMatchTheTruth() throws Exception {
+    try (DemoReplicas d = Fixtures.replicas(clock, 48, Duration.ofSeconds(120))) {
+      Run run = run(d.replica("trtllm"));
+      ServerStats s = run.stats();
+      assertThat(s.running()).isEqualTo(run.newest().running());
+      assertThat(s.waiting()).isEqualTo(run.newest().waiting());
+      assertThat(s.kvCacheUsage()).isCloseTo(run.model().engines().get(0).kvUsage(), offset(1e-12));
+      assertLatency("TTFT", s.ttft(), run, Kind.TTFT, VllmWriter.TTFT);
+      assertLatency("E2E", s.e2e(), run, Kind.E2E, VllmWriter.REQUEST);
+      assertLatency("queue", s.queue(), run, Kind.QUEUE, VllmWriter.REQUEST);
+      assertThat(s.requestsPerSecond()).isPositive();
+      assertThat(s.promptTokensPerSecond()).isPositive();
+      assertThat(s.prefixHitRatio()).isBetween(0.0, 1.0);
+      // TensorRT-LLM exports no generation-token and no preemption counter: N/A, not 0.
+      assertThat(s.generationTokensPerSecond()).isNull();
+      assertThat(s.preemptionsPerSecond()).isNull();
     }
   }
 

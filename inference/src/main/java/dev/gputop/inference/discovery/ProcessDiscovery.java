@@ -23,6 +23,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import dev.gputop.inference.engine.EngineProfiles;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
@@ -69,7 +70,7 @@ public final class ProcessDiscovery implements ServerDiscovery {
   private final PodLookup pods;
   private final String kubernetesProblem;
   private final Clock clock;
-  private final CommandRecognizer recognizer = CommandRecognizer.defaults();
+  private volatile CommandRecognizer recognizer = CommandRecognizer.defaults();
   private final Map<Long, Entry> cache = new HashMap<>();
   /** A pass that throws (bad /proc content) or a /proc that can't be listed: throttled. */
   private final FailureLog failures;
@@ -88,6 +89,15 @@ public final class ProcessDiscovery implements ServerDiscovery {
   public ProcessDiscovery(
       DiscoveryConfig config, KubernetesConfig kubernetes, Supplier<GpuProcessSource> gpuProcesses, Clock clock) {
     this(config, Path.of(config.procRoot()), gpuProcesses, PodSetup.of(kubernetes, clock), clock);
+  }
+
+  /**
+   * This discovery recognizing the processes of these engine profiles (the built-in ones and the
+   * user's) instead of the built-in ones. Call before the first {@link #discover}.
+   */
+  public ProcessDiscovery withProfiles(EngineProfiles profiles) {
+    this.recognizer = new CommandRecognizer(CommandRecognizer.rules(profiles));
+    return this;
   }
 
   /** Discovery with a fixed GPU process source ({@code null} when NVML is off). */

@@ -11,6 +11,7 @@ public final class ProfileException extends RuntimeException {
   private final String file;
   private final String key;
   private final int line;
+  private final String reason;
 
   /**
    * @param file the profile file or resource, as the user knows it
@@ -23,6 +24,12 @@ public final class ProfileException extends RuntimeException {
     this.file = file;
     this.key = key;
     this.line = line;
+    this.reason = reason;
+  }
+
+  /** What is wrong, without the file, line and key. */
+  public String reason() {
+    return reason;
   }
 
   public String file() {

@@ -187,7 +187,10 @@ public final class FailureLog {
       }
     }
     if (out != null) {
+      // The source shown by SimpleFormatter's default format is the caller's component, not us.
       out.setLoggerName(logger.getName());
+      out.setSourceClassName(logger.getName());
+      out.setSourceMethodName(null);
       logger.log(out);
     }
   }

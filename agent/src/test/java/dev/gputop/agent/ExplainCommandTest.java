@@ -1,0 +1,106 @@
+package dev.gputop.agent;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.sun.net.httpserver.HttpServer;
+import java.io.OutputStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/** explain against a real HTTP server on loopback that serves an SGLang-style exposition. */
+class ExplainCommandTest {
+
+  /** Two tensor-parallel ranks of one batch, a TTFT histogram, a token counter, no queue histogram. */
+  private static final String SGLANG =
+      "# TYPE sglang:num_running_reqs gauge\n"
+          + "sglang:num_running_reqs{model_name=\"m\",tp_rank=\"1\"} 3.0\n"
+          + "sglang:num_running_reqs{model_name=\"m\",tp_rank=\"0\"} 3.0\n"
+          + "# TYPE sglang:generation_tokens_total counter\n"
+          + "sglang:generation_tokens_total{model_name=\"m\",tp_rank=\"0\"} 1200.0\n"
+          + "# TYPE sglang:time_to_first_token_seconds histogram\n"
+          + "sglang:time_to_first_token_seconds_bucket{le=\"0.1\",model_name=\"m\",tp_rank=\"0\"} 4.0\n"
+          + "sglang:time_to_first_token_seconds_bucket{le=\"+Inf\",model_name=\"m\",tp_rank=\"0\"} 5.0\n"
+          + "sglang:time_to_first_token_seconds_sum{model_name=\"m\",tp_rank=\"0\"} 0.9\n"
+          + "sglang:time_to_first_token_seconds_count{model_name=\"m\",tp_rank=\"0\"} 5.0\n"
+          + "# HELP sglang:queue_time_seconds Queue time.\n"
+          + "# TYPE sglang:queue_time_seconds histogram\n"
+          + "# TYPE sglang:e2e_request_latency_seconds gauge\n"
+          + "sglang:e2e_request_latency_seconds{model_name=\"m\"} 2.0\n";
+
+  private HttpServer server;
+  private String url;
+
+  @BeforeEach
+  void start() throws Exception {
+    server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+    server.createContext("/metrics", exchange -> {
+      byte[] body = SGLANG.getBytes(StandardCharsets.UTF_8);
+      exchange.getResponseHeaders().add("Content-Type", "text/plain; version=0.0.4");
+      exchange.sendResponseHeaders(200, body.length);
+      try (OutputStream out = exchange.getResponseBody()) {
+        out.write(body);
+      }
+    });
+    server.start();
+    url = "http://127.0.0.1:" + server.getAddress().getPort() + "/metrics";
+  }
+
+  @AfterEach
+  void stop() {
+    server.stop(0);
+  }
+
+  private String run(int exit, String... args) {
+    StringWriter out = new StringWriter();
+    CommandLine cl = Main.commandLine();
+    cl.setOut(new PrintWriter(out));
+    cl.setErr(new PrintWriter(out));
+    assertThat(cl.execute(args)).as("exit code, output %s", out).isEqualTo(exit);
+    return out.toString();
+  }
+
+  @Test
+  void explain_saysWhichSeriesFedEachConceptAndWhyOthersDidNot() {
+    String out = run(ExitCodes.OK, "explain", "--url", url);
+    assertThat(out).contains("engine: sglang (SGLang, engines/sglang.yaml (built in))");
+    assertThat(out).contains("running: from gauge sglang:num_running_reqs\n");
+    assertThat(out).contains("    + sglang:num_running_reqs{model_name=\"m\",tp_rank=\"0\"} 3  read: one rank");
+    assertThat(out).contains("    - sglang:num_running_reqs{model_name=\"m\",tp_rank=\"1\"} 3  skipped: another rank of the same batch is read");
+    assertThat(out).contains("generationTokens: from counter sglang:generation_tokens\n");
+    assertThat(out).contains("ttft: from histogram sglang:time_to_first_token_seconds\n");
+    assertThat(out).contains("    + sglang:time_to_first_token_seconds{model_name=\"m\",tp_rank=\"0\"} 5  read: one rank");
+    assertThat(out).contains("  histogram sglang:queue_time_seconds: not observed yet (sglang:queue_time_seconds is declared without samples)");
+    assertThat(out).contains("  histogram sglang:e2e_request_latency_seconds: wrong type: sglang:e2e_request_latency_seconds is a gauge, not a histogram");
+    assertThat(out).contains("  counter sglang:num_requests: not exported");
+    assertThat(out).contains("prefillBatch: N/A — the sglang profile maps no metric to it");
+  }
+
+  @Test
+  void explain_json() throws Exception {
+    JsonNode tree = new ObjectMapper().readTree(run(ExitCodes.OK, "explain", "--json", "--url", url));
+    assertThat(tree.get("engine").asText()).isEqualTo("sglang");
+    JsonNode running = tree.get("concepts").get(0);
+    assertThat(running.get("concept").asText()).isEqualTo("running");
+    JsonNode series = running.get("sources").get(0).get("series");
+    assertThat(series).hasSize(2);
+    assertThat(series.get(0).get("labels").get("tp_rank").asText()).isEqualTo("1");
+    assertThat(series.get(0).get("read").asBoolean()).isFalse();
+    assertThat(series.get(1).get("value").asDouble()).isEqualTo(3.0);
+  }
+
+  @Test
+  void explain_unreachableAndNotFound() {
+    assertThat(run(ExitCodes.IO, "explain", "--url", url.replace("/metrics", "/nope"))).contains("answered HTTP 404");
+    server.stop(0);
+    assertThat(run(ExitCodes.IO, "explain", "--url", url, "--timeout", "2s")).contains("can't scrape " + url);
+  }
+}

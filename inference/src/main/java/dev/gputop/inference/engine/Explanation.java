@@ -1,0 +1,188 @@
+package dev.gputop.inference.engine;
+
+import dev.gputop.inference.engine.MappingTrace.ConceptDecision;
+import dev.gputop.inference.engine.MappingTrace.SeriesDecision;
+import dev.gputop.inference.engine.MappingTrace.SourceDecision;
+import dev.gputop.inference.parse.Exposition;
+import dev.gputop.inference.parse.MetricFamily;
+import dev.gputop.inference.parse.MetricType;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Where each number of one scrape comes from ({@code gputop-agent explain}): for every concept,
+ * the source series that fed it with the rule that read, summed or skipped each, or why none did
+ * (the profile maps nothing, not exported, declared without samples, of another type, every
+ * series skipped). Built from a {@link MappingTrace}; immutable once built.
+ */
+public final class Explanation {
+
+  private final EngineProfile profile;
+  private final Exposition exposition;
+  private final MappingTrace trace;
+
+  private Explanation(EngineProfile profile, Exposition exposition, MappingTrace trace) {
+    this.profile = profile;
+    this.exposition = exposition;
+    this.trace = trace;
+  }
+
+  /** Maps the exposition with {@code mapper}, recording every decision. */
+  public static Explanation of(Exposition exposition, EngineMapper mapper) {
+    MappingTrace trace = new MappingTrace();
+    mapper.map(exposition, trace);
+    return new Explanation(trace.profile(), exposition, trace);
+  }
+
+  /** The profile that recognized the endpoint, or null. */
+  public EngineProfile profile() {
+    return profile;
+  }
+
+  /** The explanation as text. */
+  public String text() {
+    StringBuilder sb = new StringBuilder();
+    if (profile == null) {
+      sb.append("engine: unknown (no profile's prefixes or markers start any of the ")
+          .append(exposition.families().size()).append(" families): every value is N/A\n");
+      return sb.toString();
+    }
+    sb.append("engine: ").append(profile.engine().id()).append(" (").append(profile.name()).append(", ")
+        .append(profile.origin()).append(")\n");
+    Map<Concept, ConceptDecision> byConcept = new LinkedHashMap<>();
+    for (ConceptDecision d : trace.concepts()) {
+      byConcept.put(d.concept(), d);
+    }
+    for (Concept c : Concept.values()) {
+      sb.append('\n').append(c.key()).append(": ");
+      ConceptDecision d = byConcept.get(c);
+      if (d == null) {
+        sb.append("N/A — the ").append(profile.engine().id()).append(" profile maps no metric to it\n");
+        continue;
+      }
+      SourceDecision read = null;
+      for (SourceDecision s : d.sources()) {
+        if (s.status() == MappingTrace.SourceStatus.READ) {
+          read = s;
+        }
+      }
+      sb.append(read == null ? "N/A — no source had a series to read\n" : "from " + read.source().describe() + "\n");
+      for (SourceDecision s : d.sources()) {
+        sb.append("  ").append(s.source().describe()).append(": ").append(status(s)).append('\n');
+        for (SeriesDecision series : s.series()) {
+          sb.append("    ").append(series.read() ? "+ " : "- ").append(series.name())
+              .append(series.labels().size() == 0 ? "" : series.labels().toString()).append(' ')
+              .append(number(series.value())).append("  ").append(series.rule()).append('\n');
+        }
+      }
+    }
+    return sb.toString();
+  }
+
+  /** The explanation as maps and lists, for JSON. */
+  public Map<String, Object> tree() {
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("engine", profile == null ? "unknown" : profile.engine().id());
+    out.put("profile", profile == null ? null : profile.origin());
+    List<Map<String, Object>> concepts = new ArrayList<>();
+    Map<Concept, ConceptDecision> byConcept = new LinkedHashMap<>();
+    for (ConceptDecision d : trace.concepts()) {
+      byConcept.put(d.concept(), d);
+    }
+    for (Concept c : Concept.values()) {
+      Map<String, Object> cm = new LinkedHashMap<>();
+      cm.put("concept", c.key());
+      ConceptDecision d = byConcept.get(c);
+      List<Map<String, Object>> sources = new ArrayList<>();
+      if (d != null) {
+        for (SourceDecision s : d.sources()) {
+          Map<String, Object> sm = new LinkedHashMap<>(ProfileDescriptions.source(s.source()));
+          sm.put("status", s.status().name().toLowerCase(Locale.ROOT));
+          sm.put("why", status(s));
+          List<Map<String, Object>> series = new ArrayList<>();
+          for (SeriesDecision x : s.series()) {
+            Map<String, Object> xm = new LinkedHashMap<>();
+            xm.put("name", x.name());
+            Map<String, String> labels = new LinkedHashMap<>();
+            for (int i = 0; i < x.labels().size(); i++) {
+              labels.put(x.labels().name(i), x.labels().value(i));
+            }
+            xm.put("labels", labels);
+            xm.put("value", Double.isFinite(x.value()) ? x.value() : String.valueOf(x.value()));
+            xm.put("read", x.read());
+            xm.put("rule", x.rule());
+            series.add(xm);
+          }
+          sm.put("series", series);
+          sources.add(sm);
+        }
+      }
+      cm.put("mapped", d != null);
+      cm.put("sources", sources);
+      concepts.add(cm);
+    }
+    out.put("concepts", concepts);
+    return out;
+  }
+
+  private String status(SourceDecision s) {
+    switch (s.status()) {
+      case READ:
+        return "read";
+      case NOT_NEEDED:
+        return "not read: an earlier source of this concept had series";
+      case ALL_SKIPPED:
+        return "every series skipped by the rules";
+      default:
+        return absent(s.source());
+    }
+  }
+
+  /** Why a source had no samples: not exported, declared without samples, or another type. */
+  private String absent(Source source) {
+    List<String> reasons = new ArrayList<>();
+    for (Source leaf : source.leaves()) {
+      reasons.add((source.form() == Source.Form.SUM ? leaf.name() + ": " : "") + absentLeaf(leaf));
+    }
+    return String.join("; ", reasons);
+  }
+
+  private String absentLeaf(Source leaf) {
+    for (MetricFamily f : exposition.families()) {
+      String name = profile.canonicalName(f.name());
+      if (name == null) {
+        name = f.name();
+      }
+      boolean same = name.equals(leaf.name()) || name.equals(leaf.name() + "_total")
+          || (leaf.form() == Source.Form.HISTOGRAM && name.equals(leaf.name() + "_bucket"));
+      if (!same) {
+        continue;
+      }
+      if (f.samples().isEmpty()) {
+        return "not observed yet (" + f.name() + " is declared without samples)";
+      }
+      if (leaf.form() == Source.Form.HISTOGRAM && f.histograms().isEmpty()) {
+        return "wrong type: " + f.name() + " is a " + typeName(f.type()) + ", not a histogram";
+      }
+      if (leaf.form() != Source.Form.HISTOGRAM
+          && (f.type() == MetricType.HISTOGRAM || f.type() == MetricType.SUMMARY)) {
+        return "wrong type: " + f.name() + " is a " + typeName(f.type()) + ", not a " + leaf.form().key();
+      }
+    }
+    return "not exported";
+  }
+
+  private static String typeName(MetricType t) {
+    return t.name().toLowerCase(Locale.ROOT).replace("_", "");
+  }
+
+  private static String number(double v) {
+    if (v == Math.rint(v) && Math.abs(v) < 1e15) {
+      return Long.toString((long) v);
+    }
+    return Double.toString(v);
+  }
+}

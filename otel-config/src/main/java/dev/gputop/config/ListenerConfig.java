@@ -1,0 +1,72 @@
+package dev.gputop.config;
+
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * How the HTTP listener is exposed ({@code listener.*}): TLS from PEM files, optionally with
+ * client certificates (mutual TLS), and one kind of authentication, with the semantics of
+ * Prometheus's exporter-toolkit web configuration ({@code tls_server_config}, {@code
+ * basic_auth_users}). Immutable.
+ *
+ * @param certFile PEM server certificate chain (leaf first), or null for plain HTTP
+ * @param keyFile PEM (PKCS#8) private key of {@code certFile}
+ * @param clientCaFile PEM CAs; when set, every client must present a certificate they signed
+ *     (exporter-toolkit's {@code client_auth_type: RequireAndVerifyClientCert})
+ * @param bearerTokenFile a file whose trimmed content clients send as {@code Authorization:
+ *     Bearer}, or null
+ * @param basicUsersFile a file of {@code user:bcrypt-hash} lines (as {@code htpasswd -nB} writes
+ *     them), or null
+ * @param exemptPaths paths served without authentication (probes), by exact match
+ */
+public record ListenerConfig(
+    String certFile,
+    String keyFile,
+    String clientCaFile,
+    String bearerTokenFile,
+    String basicUsersFile,
+    List<String> exemptPaths) {
+
+  /** {@code listener.auth.exemptPaths}'s default. */
+  public static final List<String> DEFAULT_EXEMPT_PATHS = List.of("/healthz");
+
+  public ListenerConfig {
+    exemptPaths = List.copyOf(Objects.requireNonNull(exemptPaths, "exemptPaths"));
+  }
+
+  /** Plain HTTP without authentication: every setting absent. */
+  public static ListenerConfig defaults() {
+    return new ListenerConfig(null, null, null, null, null, DEFAULT_EXEMPT_PATHS);
+  }
+
+  /**
+   * Checks the settings that only work together: {@code certFile} with {@code keyFile}, {@code
+   * clientCaFile} only with them, at most one kind of authentication.
+   *
+   * @throws ConfigException naming the key
+   */
+  public void validate() {
+    if ((certFile == null) != (keyFile == null)) {
+      throw new ConfigException(certFile != null ? "listener.tls.certFile" : "listener.tls.keyFile", 0,
+          "listener.tls.certFile and listener.tls.keyFile must be given together");
+    }
+    if (clientCaFile != null && certFile == null) {
+      throw new ConfigException("listener.tls.clientCaFile", 0,
+          "needs listener.tls.certFile and listener.tls.keyFile (client certificates are a part of TLS)");
+    }
+    if (bearerTokenFile != null && basicUsersFile != null) {
+      throw new ConfigException("listener.auth", 0,
+          "choose one of listener.auth.bearerTokenFile and listener.auth.basicUsersFile");
+    }
+  }
+
+  /** Whether the listener serves HTTPS. */
+  public boolean tls() {
+    return certFile != null;
+  }
+
+  /** Whether requests must authenticate (outside {@link #exemptPaths}). */
+  public boolean authenticated() {
+    return bearerTokenFile != null || basicUsersFile != null;
+  }
+}
