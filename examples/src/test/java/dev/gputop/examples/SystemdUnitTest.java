@@ -61,6 +61,34 @@ class SystemdUnitTest {
   }
 
   @Test
+  void jvmOptions_areTheSameInTheEnvFileTheDockerfileAndTheDaemonSet() {
+    String env = lineAfter(Examples.read(Examples.file("systemd/gputop-agent.env")), "JAVA_OPTS=");
+    String image = lineAfter(Examples.read(Examples.file("kubernetes/Dockerfile")),
+        "ENV JDK_JAVA_OPTIONS=");
+    String manifest = Examples.read(Examples.file("kubernetes/gputop-agent.yaml"));
+    int at = manifest.indexOf("- name: JDK_JAVA_OPTIONS");
+    assertThat(at).isPositive();
+    String daemonSet = lineAfter(manifest.substring(at), "value: ");
+    assertThat(env).contains("-XX:+UseSerialGC").contains("-Xmx");
+    assertThat(unquote(image)).isEqualTo(env);
+    assertThat(unquote(daemonSet)).isEqualTo(env);
+  }
+
+  private static String lineAfter(String text, String prefix) {
+    for (String line : text.split("\n")) {
+      String t = line.trim();
+      if (t.startsWith(prefix)) {
+        return t.substring(prefix.length()).trim();
+      }
+    }
+    throw new AssertionError("no line starting with " + prefix);
+  }
+
+  private static String unquote(String s) {
+    return s.startsWith("\"") && s.endsWith("\"") ? s.substring(1, s.length() - 1) : s;
+  }
+
+  @Test
   void systemdAnalyzeVerify_reportsNothing_whereAvailable() throws Exception {
     Optional<Path> analyze = Examples.onPath("systemd-analyze");
     org.junit.jupiter.api.Assumptions.assumeTrue(analyze.isPresent(), "systemd-analyze is not installed");

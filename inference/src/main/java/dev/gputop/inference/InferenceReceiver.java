@@ -366,8 +366,9 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
         try {
           Exposition e = parser.parse(r.body(), 0, r.length());
           ServerScrape s = mapper.map(e);
-          long at = sampleTime(r, nanos, epoch);
-          String restart = window.add(at, r.startEpochNanos() > 0 ? r.startEpochNanos() : epoch, s);
+          // The scrape's own start on both clocks: the window is keyed by monotonic time.
+          String restart = window.add(r.startNanos(),
+              r.startEpochNanos() > 0 ? r.startEpochNanos() : epoch, s);
           if (restart != null) {
             // A server whose counters flap would log every cycle: once a minute at INFO.
             boolean loud = lastRestartLogNanos == 0 || nanos - lastRestartLogNanos >= RESTART_LOG_INTERVAL_NANOS;
@@ -396,15 +397,6 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
       } else if (ok && !wasOk) {
         logger.fine("inference server " + name + " is up");
       }
-    }
-
-    /**
-     * The scrape's start on the monotonic clock: the cycle's start plus how long after it the
-     * scrape began (by the wall clock), when that offset is plausible.
-     */
-    private static long sampleTime(ScrapeResult r, long nanos, long epoch) {
-      long offset = r.startEpochNanos() - epoch;
-      return offset >= 0 && offset < 60_000_000_000L ? nanos + offset : nanos;
     }
 
     String state() {

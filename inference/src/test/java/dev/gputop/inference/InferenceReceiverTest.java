@@ -112,7 +112,7 @@ class InferenceReceiverTest {
       assertThat(names(s)).containsExactlyInAnyOrder("name", "engine", "url", "source", "state", "error",
           "gpus", "pids", "running", "waiting", "kvCacheUsage", "prefixHitRatio", "requestsPerSecond",
           "promptTokensPerSecond", "generationTokensPerSecond", "preemptionsPerSecond", "ttft", "itl",
-          "e2e", "queue", "ttftApproxMean", "slo", "models");
+          "e2e", "queue", "ttftApproxMean", "failedRequestsPerSecond", "specDecodeAcceptanceRate", "prefill", "decode", "slo", "models");
       assertThat(names(s.get("slo"))).containsExactlyInAnyOrder("ttft", "itl", "e2e", "queue");
       assertThat(names(s.get("ttft"))).containsExactlyInAnyOrder("mean", "p50", "p90", "p99", "count");
       assertThat(s.get("error").isNull()).isTrue();
@@ -440,11 +440,12 @@ class InferenceReceiverTest {
         String body = bodies.get(url);
         if (failure != null || body == null) {
           out.add(new ScrapeResult(t, ScrapeResult.Outcome.CONNECT_ERROR, null, 0, null,
-              clock.epochNanos(), 1_000_000, failure == null ? "no body" : failure));
+              clock.epochNanos(), clock.nanoTime(), 1_000_000,
+              failure == null ? "no body" : failure));
         } else {
           byte[] b = body.getBytes(StandardCharsets.UTF_8);
           out.add(new ScrapeResult(t, ScrapeResult.Outcome.SUCCESS, b, b.length,
-              "text/plain; version=0.0.4", clock.epochNanos(), 1_000_000, null));
+              "text/plain; version=0.0.4", clock.epochNanos(), clock.nanoTime(), 1_000_000, null));
         }
       }
       return out;

@@ -74,6 +74,14 @@ public final class InferenceMetrics implements AutoCloseable {
     latency(meter, "itl", "Inter-token latency", ServerStats::itl);
     latency(meter, "e2e", "End-to-end request latency", ServerStats::e2e);
     latency(meter, "queue", "Time waiting before scheduling", ServerStats::queue);
+    doubleGauge(meter, "gputop.inference.failed_request.rate", "{request}/s",
+        "Requests per second that ended in an error or were aborted, over the window.",
+        ServerStats::failedRequestsPerSecond);
+    doubleGauge(meter, "gputop.inference.spec_decode.acceptance_rate", "1",
+        "Speculative decoding: accepted draft tokens / draft tokens over the window.",
+        ServerStats::specDecodeAcceptanceRate);
+    latency(meter, "prefill", "Per-request prefill time", ServerStats::prefill);
+    latency(meter, "decode", "Per-request decode time", ServerStats::decode);
     slo(meter, "gputop.inference.slo.attainment",
         "Fraction of the window's requests at or under the SLO target (inference.slo), by slo.",
         SloStats.Value::attainment);

@@ -308,7 +308,8 @@ public final class HttpScraper implements Scraper {
   }
 
   private ScrapeResult failed(ScrapeTarget target, Outcome outcome, String message) {
-    return new ScrapeResult(target, outcome, null, 0, null, clock.epochNanos(), 0, message);
+    return new ScrapeResult(
+        target, outcome, null, 0, null, clock.epochNanos(), clock.nanoTime(), 0, message);
   }
 
   private static ThreadFactory daemonThreads(String prefix) {

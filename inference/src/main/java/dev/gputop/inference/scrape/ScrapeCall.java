@@ -349,7 +349,7 @@ final class ScrapeCall {
     BoundedBodySubscriber s = subscriber;
     ScrapeResult result = new ScrapeResult(target, outcome,
         body == null ? null : body.bytes(), body == null ? 0 : body.length(), contentType,
-        startEpochNanos, duration, error);
+        startEpochNanos, startNanos, duration, error);
     boolean won = completion.complete(
         new Completed(result, statusCode, s == null ? 0 : s.received(), protocolViolation));
     if (won && task != null) {

@@ -11,7 +11,9 @@ import java.util.Objects;
  * @param body the (decompressed) body on success, else null
  * @param length how many bytes of {@code body} are valid
  * @param contentType the response's Content-Type, or null
- * @param startEpochNanos when the scrape started (wall clock)
+ * @param startEpochNanos when the scrape started (wall clock), for exported timestamps
+ * @param startNanos when the scrape started on the same clock's monotonic time, for windows and
+ *     rates (never rebuilt from wall time, which may jump)
  * @param durationNanos how long it took
  * @param error a message a person can act on when it failed, else null
  */
@@ -22,6 +24,7 @@ public record ScrapeResult(
     int length,
     String contentType,
     long startEpochNanos,
+    long startNanos,
     long durationNanos,
     String error) {
 

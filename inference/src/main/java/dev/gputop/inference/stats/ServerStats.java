@@ -26,6 +26,11 @@ package dev.gputop.inference.stats;
  * @param queue queue time
  * @param ttftApproxMean for an engine without a TTFT histogram (TGI): mean queue time plus mean
  *     prefill batch time over the window, an approximation of the mean TTFT; else null
+ * @param failedRequestsPerSecond requests per second that ended in an error or were aborted
+ * @param specDecodeAcceptanceRate Δaccepted draft tokens / Δdraft tokens over the window
+ *     (speculative decoding), 0–1
+ * @param prefill per-request prefill time
+ * @param decode per-request decode time
  * @param slo SLO attainment and burn rate per latency ({@link SloAttainment}); {@link
  *     SloStats#NONE} when no target applies
  */
@@ -43,17 +48,22 @@ public record ServerStats(
     LatencyStats e2e,
     LatencyStats queue,
     Double ttftApproxMean,
+    Double failedRequestsPerSecond,
+    Double specDecodeAcceptanceRate,
+    LatencyStats prefill,
+    LatencyStats decode,
     SloStats slo) {
 
   /** Nothing known. */
   public static final ServerStats EMPTY = new ServerStats(
-      null, null, null, null, null, null, null, null, null, null, null, null, null, SloStats.NONE);
+      null, null, null, null, null, null, null, null, null, null, null, null, null, null, null,
+      null, null, SloStats.NONE);
 
   public ServerStats {
     slo = slo == null ? SloStats.NONE : slo;
   }
 
-  /** These statistics without SLOs (as {@link WindowStatistics} computes them). */
+  /** These statistics without SLOs and without the values of the newer concepts. */
   public ServerStats(Integer running, Integer waiting, Double kvCacheUsage, Double prefixHitRatio,
       Double requestsPerSecond, Double promptTokensPerSecond, Double generationTokensPerSecond,
       Double preemptionsPerSecond, LatencyStats ttft, LatencyStats itl, LatencyStats e2e,
@@ -63,10 +73,21 @@ public record ServerStats(
         SloStats.NONE);
   }
 
+  /** These statistics with SLOs, without the values of the newer concepts (null: N/A). */
+  public ServerStats(Integer running, Integer waiting, Double kvCacheUsage, Double prefixHitRatio,
+      Double requestsPerSecond, Double promptTokensPerSecond, Double generationTokensPerSecond,
+      Double preemptionsPerSecond, LatencyStats ttft, LatencyStats itl, LatencyStats e2e,
+      LatencyStats queue, Double ttftApproxMean, SloStats slo) {
+    this(running, waiting, kvCacheUsage, prefixHitRatio, requestsPerSecond, promptTokensPerSecond,
+        generationTokensPerSecond, preemptionsPerSecond, ttft, itl, e2e, queue, ttftApproxMean,
+        null, null, null, null, slo);
+  }
+
   /** These statistics with {@code slo}. */
   public ServerStats withSlo(SloStats slo) {
     return new ServerStats(running, waiting, kvCacheUsage, prefixHitRatio, requestsPerSecond,
         promptTokensPerSecond, generationTokensPerSecond, preemptionsPerSecond, ttft, itl, e2e,
-        queue, ttftApproxMean, slo);
+        queue, ttftApproxMean, failedRequestsPerSecond, specDecodeAcceptanceRate, prefill, decode,
+        slo);
   }
 }

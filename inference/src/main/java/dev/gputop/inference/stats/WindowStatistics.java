@@ -66,7 +66,9 @@ public final class WindowStatistics {
     if (entries.size() < 2) {
       return new ServerStats(running, waiting, kv, hitGauge, null, null, null, null,
           notYet(newest, Concept.TTFT, model), notYet(newest, Concept.ITL, model),
-          notYet(newest, Concept.E2E, model), notYet(newest, Concept.QUEUE, model), null);
+          notYet(newest, Concept.E2E, model), notYet(newest, Concept.QUEUE, model), null,
+          null, null, notYet(newest, Concept.PREFILL, model), notYet(newest, Concept.DECODE, model),
+          SloStats.NONE);
     }
     Range r = new Range(entries, window.rangeStartNanos());
     Double prefix = prefixHitRatio(r, model);
@@ -88,7 +90,12 @@ public final class WindowStatistics {
         latency(r, Concept.ITL, model),
         latency(r, Concept.E2E, model),
         queue,
-        ttft == null ? ttftApprox(r, queue, model) : null);
+        ttft == null ? ttftApprox(r, queue, model) : null,
+        rate(r, Concept.FAILED_REQUESTS, model),
+        ratio(r, Concept.SPEC_ACCEPTED_TOKENS, Concept.SPEC_DRAFT_TOKENS, model),
+        latency(r, Concept.PREFILL, model),
+        latency(r, Concept.DECODE, model),
+        SloStats.NONE);
   }
 
   /**
@@ -259,14 +266,23 @@ public final class WindowStatistics {
   }
 
   private static Double prefixHitRatio(Range r, String model) {
-    Double hits = increase(r, Concept.PREFIX_HITS, model);
-    Double queries = increase(r, Concept.PREFIX_QUERIES, model);
-    if (hits == null || queries == null || queries <= 0) {
-      return null;
-    }
     // Hits and queries are counted at slightly different moments (SGLang counts prompt tokens
     // when a request finishes), so a short window can see more hits than queries.
-    return Math.max(0, Math.min(1, hits / queries));
+    return ratio(r, Concept.PREFIX_HITS, Concept.PREFIX_QUERIES, model);
+  }
+
+  /**
+   * Δpart / Δwhole over the window (raw increases with reset correction), clamped to 0–1; null
+   * while either is not exported or Δwhole is 0. The prefix hit ratio and the speculative-decoding
+   * acceptance rate (Δaccepted / Δdraft tokens).
+   */
+  private static Double ratio(Range r, Concept part, Concept whole, String model) {
+    Double p = increase(r, part, model);
+    Double w = increase(r, whole, model);
+    if (p == null || w == null || w <= 0) {
+      return null;
+    }
+    return Math.max(0, Math.min(1, p / w));
   }
 
   private static LatencyStats latency(Range r, Concept c, String model) {

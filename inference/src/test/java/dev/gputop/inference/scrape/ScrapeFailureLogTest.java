@@ -91,8 +91,8 @@ class ScrapeFailureLogTest {
     now.set(MINUTE);
     log.record(failure(Outcome.TIMEOUT, "timed out after 2s"));
     now.set(MINUTE + 1_000_000_000L);
-    log.record(new ScrapeResult(target, Outcome.SUCCESS, new byte[0], 0, null, 0, 1, null));
-    log.record(new ScrapeResult(target, Outcome.SUCCESS, new byte[0], 0, null, 0, 1, null));
+    log.record(new ScrapeResult(target, Outcome.SUCCESS, new byte[0], 0, null, 0, 0, 1, null));
+    log.record(new ScrapeResult(target, Outcome.SUCCESS, new byte[0], 0, null, 0, 0, 1, null));
 
     assertThat(records).extracting(LogRecord::getLevel)
         .containsExactly(Level.WARNING, Level.WARNING, Level.INFO);
@@ -104,6 +104,6 @@ class ScrapeFailureLogTest {
   }
 
   private ScrapeResult failure(Outcome outcome, String message) {
-    return new ScrapeResult(target, outcome, null, 0, null, 0, 1, message);
+    return new ScrapeResult(target, outcome, null, 0, null, 0, 0, 1, message);
   }
 }
