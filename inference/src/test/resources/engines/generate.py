@@ -773,7 +773,7 @@ def llamacpp_2026(folder):
         "requestsPerSecond": NA, "promptTokensPerSecond": rate(1500 + 4500),
         "generationTokensPerSecond": rate(1100), "preemptionsPerSecond": NA,
         "failedRequestsPerSecond": NA,
-        "specDecodeAcceptanceRate": 700 / 800,
+        "specDecodeAcceptanceRate": 1200 / 1600,
         "ttft": NA, "itl": NA, "e2e": NA, "queue": NA, "prefill": NA, "decode": NA,
     })
 

@@ -23,6 +23,7 @@ import picocli.CommandLine.Command;
       CheckConfigCommand.class,
       GpusCommand.class,
       DemoCommand.class,
+      TopCommand.class,
       Main.VersionCommand.class,
     })
 public final class Main implements Runnable {

@@ -99,21 +99,40 @@ public final class DemoTable {
   }
 
   static String count(JsonNode v) {
-    return absent(v) ? "-" : Long.toString(Math.round(v.asDouble()));
+    return count(v, "-");
   }
 
   static String percent(JsonNode v) {
-    return absent(v) ? "-" : String.format(Locale.ROOT, "%.0f%%", v.asDouble() * 100);
+    return percent(v, "-");
   }
 
   static String rate(JsonNode v, int decimals) {
-    return absent(v) ? "-" : String.format(Locale.ROOT, "%." + decimals + "f", v.asDouble());
+    return rate(v, decimals, "-");
   }
 
-  /** Seconds as {@code 0.4ms}, {@code 312ms}, {@code 1.84s}, {@code 125s}. */
   static String seconds(JsonNode v) {
+    return seconds(v, "-");
+  }
+
+  /** A count rounded to a whole number, or {@code na} when the value is not available. */
+  public static String count(JsonNode v, String na) {
+    return absent(v) ? na : Long.toString(Math.round(v.asDouble()));
+  }
+
+  /** A 0–1 ratio as a whole percentage ({@code 97%}), or {@code na}. */
+  public static String percent(JsonNode v, String na) {
+    return absent(v) ? na : String.format(Locale.ROOT, "%.0f%%", v.asDouble() * 100);
+  }
+
+  /** A rate with {@code decimals} decimals, or {@code na}. */
+  public static String rate(JsonNode v, int decimals, String na) {
+    return absent(v) ? na : String.format(Locale.ROOT, "%." + decimals + "f", v.asDouble());
+  }
+
+  /** Seconds as {@code 0.4ms}, {@code 312ms}, {@code 1.84s}, {@code 125s}, or {@code na}. */
+  public static String seconds(JsonNode v, String na) {
     if (absent(v)) {
-      return "-";
+      return na;
     }
     double s = v.asDouble();
     if (s < 0.01) {

@@ -1,0 +1,394 @@
+package dev.gputop.agent;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.gputop.config.AgentConfig;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import org.jline.keymap.BindingReader;
+import org.jline.keymap.KeyMap;
+import org.jline.terminal.Attributes;
+import org.jline.terminal.Size;
+import org.jline.terminal.Terminal;
+import org.jline.terminal.impl.exec.ExecTerminalProvider;
+import org.jline.terminal.spi.SystemStream;
+import org.jline.utils.AttributedString;
+import org.jline.utils.Display;
+import org.jline.utils.InfoCmp.Capability;
+import org.jline.utils.NonBlockingReader;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code top}: the live view in a terminal ({@link TopScreen}), from a running agent's {@code
+ * /api/snapshot} and {@code /api/history} ({@code --url}), or from receivers it runs itself with
+ * the configuration (no listener, nothing exported). On a terminal it takes the whole screen
+ * (JLine 3), redraws every refresh and on a resize, and reads keys: arrows or j/k select a
+ * server, Enter opens or closes its details, q (or Ctrl-C) quits. When stdout is not a terminal
+ * it prints the screen as plain text every refresh instead.
+ */
+@Command(
+    name = "top",
+    mixinStandardHelpOptions = true,
+    description = {
+      "The live view in a terminal: servers, latencies, load, GPUs, alerts and 10-minute sparklines.",
+      "Reads a running agent (--url) or runs the receivers itself. Keys: arrows or j/k select,",
+      "Enter shows the selected server's details, q quits. Plain text when stdout is not a terminal."
+    })
+final class TopCommand implements Callable<Integer> {
+
+  @Mixin ConfigMixin config;
+
+  @Option(names = "--url", paramLabel = "URL",
+      description = "A running agent's listener, e.g. http://127.0.0.1:9464 (default: run the receivers here).")
+  String url;
+
+  @Option(names = "--server", paramLabel = "NAME", description = "Select this server and open its details.")
+  String server;
+
+  @Option(names = "--for", paramLabel = "D", converter = DurationConverter.class,
+      description = "Stop after D, e.g. 30s (default: until q or Ctrl-C).")
+  Duration duration;
+
+  @Option(names = "--plain", description = "Print plain text every refresh, also on a terminal.")
+  boolean plain;
+
+  @Option(names = "--width", paramLabel = "N", description = "Width of the plain text (default ${DEFAULT-VALUE}).")
+  int width = 132;
+
+  @Spec CommandSpec spec;
+
+  /** Where the view's data comes from. */
+  interface Source extends AutoCloseable {
+    String name();
+
+    Duration interval() throws IOException;
+
+    JsonNode snapshot() throws IOException;
+
+    /** The server's history document, or null when it has none. */
+    JsonNode history(String server) throws IOException;
+
+    @Override
+    void close();
+  }
+
+  private enum Key { UP, DOWN, ENTER, QUIT }
+
+  @Override
+  public Integer call() throws Exception {
+    if (url != null && !url.startsWith("http://") && !url.startsWith("https://")) {
+      throw new picocli.CommandLine.ParameterException(spec.commandLine(),
+          "--url must start with http:// or https://, not " + url);
+    }
+    boolean tty = !plain && System.console() != null;
+    // Log lines would tear the screen; warnings still show in plain mode.
+    Logger.getLogger("").setLevel(tty ? Level.OFF : Level.WARNING);
+    try (Source source = url != null ? new HttpSource(url) : LocalSource.start(config.load())) {
+      if (tty) {
+        terminal(source);
+      } else {
+        plain(source, spec.commandLine().getOut());
+      }
+    }
+    return ExitCodes.OK;
+  }
+
+  /** The view's state between redraws; touched by the command's thread only. */
+  private final class State {
+    JsonNode snapshot;
+    JsonNode history;
+    int selected;
+    boolean detail = server != null;
+    String status;
+    Duration interval = Duration.ofSeconds(3);
+
+    void refresh(Source source) {
+      try {
+        snapshot = source.snapshot();
+        JsonNode servers = snapshot.path("inference");
+        if (server != null) {
+          for (int i = 0; i < servers.size(); i++) {
+            if (server.equals(servers.get(i).path("name").asText())) {
+              selected = i;
+            }
+          }
+          server = null; // only the first time: then the keys choose
+        }
+        selected = Math.min(selected, Math.max(0, servers.size() - 1));
+        history = detail && servers.size() > 0 ? source.history(servers.get(selected).path("name").asText()) : null;
+        status = null;
+      } catch (IOException | RuntimeException e) {
+        status = "can't read " + source.name() + ": " + e.getMessage();
+      }
+    }
+
+    TopScreen.View view(Source source) {
+      return new TopScreen.View(snapshot, history, selected, detail, source.name(), status);
+    }
+  }
+
+  private void plain(Source source, PrintWriter out) throws Exception {
+    State state = new State();
+    try {
+      state.interval = source.interval();
+    } catch (IOException e) {
+      state.status = "can't read " + source.name() + ": " + e.getMessage();
+    }
+    long end = duration == null ? Long.MAX_VALUE : System.nanoTime() + duration.toNanos();
+    while (true) {
+      state.refresh(source);
+      StringBuilder b = new StringBuilder();
+      for (AttributedString line : TopScreen.render(state.view(source), width)) {
+        b.append(line.toString()).append('\n');
+      }
+      out.print(b.append('\n'));
+      out.flush();
+      long left = end - System.nanoTime();
+      if (left <= 0) {
+        return;
+      }
+      TimeUnit.NANOSECONDS.sleep(Math.min(left, state.interval.toNanos()));
+    }
+  }
+
+  private void terminal(Source source) throws Exception {
+    State state = new State();
+    try (Terminal terminal = systemTerminal()) {
+      AtomicBoolean quit = new AtomicBoolean();
+      AtomicBoolean resized = new AtomicBoolean();
+      terminal.handle(Terminal.Signal.INT, s -> quit.set(true));
+      terminal.handle(Terminal.Signal.WINCH, s -> resized.set(true));
+      Attributes saved = terminal.enterRawMode();
+      terminal.puts(Capability.enter_ca_mode);
+      terminal.puts(Capability.keypad_xmit);
+      terminal.puts(Capability.cursor_invisible);
+      terminal.flush();
+      try {
+        try {
+          state.interval = source.interval();
+        } catch (IOException e) {
+          state.status = "can't read " + source.name() + ": " + e.getMessage();
+        }
+        KeyMap<Key> keys = keys(terminal);
+        BindingReader reader = new BindingReader(terminal.reader());
+        Display display = new Display(terminal, true);
+        long end = duration == null ? Long.MAX_VALUE : System.nanoTime() + duration.toNanos();
+        long next = System.nanoTime();
+        boolean dirty = true;
+        while (!quit.get() && System.nanoTime() < end) {
+          if (System.nanoTime() >= next) {
+            state.refresh(source);
+            next = System.nanoTime() + state.interval.toNanos();
+            dirty = true;
+          }
+          if (dirty || resized.getAndSet(false)) {
+            Size size = terminal.getSize();
+            int rows = Math.max(1, size.getRows());
+            int cols = Math.max(20, size.getColumns());
+            display.resize(rows, cols);
+            List<AttributedString> lines = TopScreen.render(state.view(source), cols);
+            display.update(lines.size() > rows ? lines.subList(0, rows) : lines, -1);
+            terminal.flush();
+            dirty = false;
+          }
+          long wait = Math.max(1, Math.min(TimeUnit.NANOSECONDS.toMillis(next - System.nanoTime()), 250));
+          int c = reader.peekCharacter(wait);
+          if (c == NonBlockingReader.EOF) {
+            break;
+          }
+          if (c == NonBlockingReader.READ_EXPIRED) {
+            continue;
+          }
+          Key key = reader.readBinding(keys, null, false);
+          if (key == null) {
+            continue;
+          }
+          int servers = state.snapshot == null ? 0 : state.snapshot.path("inference").size();
+          switch (key) {
+            case QUIT:
+              quit.set(true);
+              break;
+            case UP:
+              state.selected = Math.max(0, state.selected - 1);
+              break;
+            case DOWN:
+              state.selected = Math.min(Math.max(0, servers - 1), state.selected + 1);
+              break;
+            case ENTER:
+              state.detail = !state.detail;
+              break;
+            default:
+              break;
+          }
+          if (key == Key.ENTER || ((key == Key.UP || key == Key.DOWN) && state.detail)) {
+            next = System.nanoTime(); // fetch the newly shown server's history now
+          }
+          dirty = true;
+        }
+      } finally {
+        terminal.puts(Capability.cursor_visible);
+        terminal.puts(Capability.keypad_local);
+        terminal.puts(Capability.exit_ca_mode);
+        terminal.setAttributes(saved);
+        terminal.flush();
+      }
+    }
+  }
+
+  /**
+   * The process's terminal through JLine's exec provider (stty), which needs no native library
+   * (the shaded jar leaves those out). Made directly rather than through TerminalBuilder: JLine
+   * finds its providers through resource files naming their classes, which relocation does not
+   * rewrite.
+   */
+  private static Terminal systemTerminal() throws IOException {
+    java.nio.charset.Charset utf8 = StandardCharsets.UTF_8;
+    String type = System.getenv("TERM");
+    return new ExecTerminalProvider().sysTerminal("gputop-top", type == null ? "xterm-256color" : type, false,
+        utf8, utf8, utf8, true, Terminal.SignalHandler.SIG_DFL, false, SystemStream.Output);
+  }
+
+  private static KeyMap<Key> keys(Terminal terminal) {
+    KeyMap<Key> keys = new KeyMap<>();
+    keys.bind(Key.UP, "k", "\033[A", "\033OA");
+    keys.bind(Key.DOWN, "j", "\033[B", "\033OB");
+    bindCapability(keys, terminal, Key.UP, Capability.key_up);
+    bindCapability(keys, terminal, Key.DOWN, Capability.key_down);
+    keys.bind(Key.ENTER, "\r", "\n");
+    keys.bind(Key.QUIT, "q", "Q", KeyMap.ctrl('C'));
+    keys.setAmbiguousTimeout(100);
+    return keys;
+  }
+
+  private static void bindCapability(KeyMap<Key> keys, Terminal terminal, Key key, Capability capability) {
+    String seq = KeyMap.key(terminal, capability);
+    if (seq != null && !seq.isEmpty()) {
+      keys.bind(key, seq);
+    }
+  }
+
+  /** A running agent's listener. */
+  static final class HttpSource implements Source {
+    private final String base;
+    private final HttpClient http =
+        HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+    HttpSource(String url) {
+      String u = url.endsWith("/") ? url.substring(0, url.length() - 1) : url;
+      this.base = u;
+    }
+
+    @Override
+    public String name() {
+      return base;
+    }
+
+    @Override
+    public Duration interval() throws IOException {
+      double seconds = get("/api/history").path("intervalSeconds").asDouble(3);
+      return Duration.ofMillis(Math.max(500, Math.round(seconds * 1000)));
+    }
+
+    @Override
+    public JsonNode snapshot() throws IOException {
+      return get("/api/snapshot");
+    }
+
+    @Override
+    public JsonNode history(String server) throws IOException {
+      try {
+        return get("/api/history?server=" + URLEncoder.encode(server, StandardCharsets.UTF_8));
+      } catch (NotFound e) {
+        return null;
+      }
+    }
+
+    private JsonNode get(String path) throws IOException {
+      HttpRequest request = HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(5)).build();
+      HttpResponse<byte[]> r;
+      try {
+        r = http.send(request, HttpResponse.BodyHandlers.ofByteArray());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IOException("interrupted", e);
+      }
+      if (r.statusCode() == 404) {
+        throw new NotFound();
+      }
+      if (r.statusCode() != 200) {
+        throw new IOException(path + ": HTTP " + r.statusCode());
+      }
+      return Json.MAPPER.readTree(r.body());
+    }
+
+    @Override
+    public void close() {
+      // HttpClient holds no resources that outlive the JVM's daemon threads
+    }
+
+    private static final class NotFound extends IOException {
+      private static final long serialVersionUID = 1L;
+
+      NotFound() {
+        super("not found");
+      }
+    }
+  }
+
+  /** The receivers, run here with the configuration: no listener, nothing exported. */
+  static final class LocalSource implements Source {
+    private final AgentRuntime runtime;
+
+    private LocalSource(AgentRuntime runtime) {
+      this.runtime = runtime;
+    }
+
+    static LocalSource start(AgentConfig config) throws InterruptedException {
+      AgentRuntime runtime = AgentRuntime.builder(config).build();
+      runtime.start();
+      runtime.awaitFirstRefresh(Duration.ofSeconds(5));
+      return new LocalSource(runtime);
+    }
+
+    @Override
+    public String name() {
+      return "local receivers";
+    }
+
+    @Override
+    public Duration interval() {
+      return Duration.ofMillis(runtime.history().intervalMillis());
+    }
+
+    @Override
+    public JsonNode snapshot() {
+      return runtime.snapshot();
+    }
+
+    @Override
+    public JsonNode history(String server) {
+      return runtime.history().server(server, runtime.epochMillis());
+    }
+
+    @Override
+    public void close() {
+      runtime.close();
+    }
+  }
+}

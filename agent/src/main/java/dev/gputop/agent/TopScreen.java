@@ -1,0 +1,307 @@
+package dev.gputop.agent;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.gputop.agent.demo.DemoTable;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.Function;
+import org.jline.utils.AttributedString;
+import org.jline.utils.AttributedStringBuilder;
+import org.jline.utils.AttributedStyle;
+
+/**
+ * What {@code top} shows, as lines of a given width: a header, the Overview serving line, the
+ * alerts, the servers' table (the selected row in reverse video), the GPUs, and, when the detail
+ * is open, the selected server's latency table, its load details and sparklines of the last ten
+ * minutes (TTFT p50 and p99, requests/s, generation tokens/s, KV cache). Columns that don't fit
+ * the width are left out, least important first; values that are not available show as {@code
+ * N/A}. Pure: the same view gives the same lines. Thread-safe (stateless).
+ */
+final class TopScreen {
+
+  static final String NA = "N/A";
+
+  /** Sparkline levels, lowest first. */
+  private static final char[] LEVELS = {'▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'};
+
+  /**
+   * What to draw.
+   *
+   * @param snapshot the {@code /api/snapshot} document, or null before the first one
+   * @param history the selected server's {@code /api/history} document, or null
+   * @param selected index of the selected server in {@code inference[]}
+   * @param detail whether the selected server's detail is open
+   * @param source where the data comes from (the agent's URL, or "local receivers")
+   * @param status the last error reading it, or null
+   */
+  record View(JsonNode snapshot, JsonNode history, int selected, boolean detail, String source, String status) {}
+
+  /** One column of the servers' table; lower priority numbers are dropped last. */
+  private record Column(String title, int width, int priority, boolean left, Function<JsonNode, String> value) {}
+
+  private static final List<Column> COLUMNS = List.of(
+      new Column("SERVER", 16, 0, true, s -> s.path("name").asText(NA)),
+      new Column("ENGINE", 8, 7, true, s -> text(s.get("engine"))),
+      new Column("STATE", 8, 1, true, s -> text(s.get("state"))),
+      new Column("RUN", 5, 2, false, s -> count(s.get("running"))),
+      new Column("WAIT", 5, 1, false, s -> count(s.get("waiting"))),
+      new Column("KV", 5, 2, false, s -> percent(s.get("kvCacheUsage"))),
+      new Column("TTFT p50", 9, 3, false, s -> seconds(s.path("ttft").get("p50"))),
+      new Column("TTFT p99", 9, 1, false, s -> seconds(s.path("ttft").get("p99"))),
+      new Column("ITL p50", 8, 2, false, s -> seconds(s.path("itl").get("p50"))),
+      new Column("E2E p50", 8, 6, false, s -> seconds(s.path("e2e").get("p50"))),
+      new Column("E2E p99", 8, 4, false, s -> seconds(s.path("e2e").get("p99"))),
+      new Column("REQ/S", 7, 3, false, s -> rate(s.get("requestsPerSecond"), 2)),
+      new Column("PROMPT/S", 9, 5, false, s -> rate(s.get("promptTokensPerSecond"), 0)),
+      new Column("GEN/S", 8, 3, false, s -> rate(s.get("generationTokensPerSecond"), 0)));
+
+  /** The four charts: label, series of /api/history, how to show its latest value. */
+  private record Chart(String label, String series, Function<JsonNode, String> format) {}
+
+  private static final List<Chart> CHARTS = List.of(
+      new Chart("TTFT p50", "ttftP50", TopScreen::seconds),
+      new Chart("TTFT p99", "ttftP99", TopScreen::seconds),
+      new Chart("Req/s", "requestsPerSecond", v -> rate(v, 2)),
+      new Chart("Gen tok/s", "generationTokensPerSecond", v -> rate(v, 0)),
+      new Chart("KV cache", "kvCacheUsage", TopScreen::percent));
+
+  private TopScreen() {}
+
+  /** The screen's lines, each at most {@code width} columns. */
+  static List<AttributedString> render(View view, int width) {
+    width = Math.max(20, width);
+    List<AttributedString> out = new ArrayList<>();
+    JsonNode snap = view.snapshot();
+    String time = snap == null ? "" : " " + snap.path("timestamp").asText("");
+    out.add(bold("gputop-agent top · " + view.source() + time));
+    out.add(plain("↑/↓ or j/k select · Enter " + (view.detail() ? "closes" : "opens") + " the server's details · q quits"));
+    if (view.status() != null) {
+      out.add(new AttributedString(view.status(), AttributedStyle.DEFAULT.foreground(AttributedStyle.RED)));
+    }
+    if (snap == null) {
+      out.add(plain("waiting for the first snapshot…"));
+      return fit(out, width);
+    }
+    JsonNode servers = snap.path("inference");
+    JsonNode o = snap.path("overview").path("serving");
+    int up = 0;
+    for (JsonNode s : servers) {
+      up += "up".equals(s.path("state").asText()) ? 1 : 0;
+    }
+    out.add(plain("Serving: " + up + "/" + servers.size() + " up · worst TTFT p99 " + seconds(o.get("worstTtftP99"))
+        + " · worst ITL p50 " + seconds(o.get("worstItlP50"))
+        + " · generation " + rate(o.get("generationTokensPerSecond"), 0) + " tok/s"
+        + " · waiting " + count(o.get("waiting"))));
+    JsonNode alerts = snap.path("alerts");
+    if (alerts.size() == 0) {
+      out.add(plain("Alerts: none"));
+    } else {
+      for (JsonNode a : alerts) {
+        String server = a.hasNonNull("server") ? " " + a.get("server").asText() : "";
+        out.add(new AttributedString("Alert: " + a.path("name").asText() + server + ": " + a.path("message").asText(""),
+            AttributedStyle.DEFAULT.foreground(AttributedStyle.RED)));
+      }
+    }
+    out.add(plain(""));
+    List<Column> columns = columnsFor(width);
+    out.add(bold(row(columns, null)));
+    if (servers.size() == 0) {
+      out.add(plain("(no inference servers)"));
+    }
+    int selected = Math.min(Math.max(0, view.selected()), Math.max(0, servers.size() - 1));
+    for (int i = 0; i < servers.size(); i++) {
+      String line = row(columns, servers.get(i));
+      out.add(i == selected ? new AttributedString(pad(line, width, true), AttributedStyle.INVERSE) : plain(line));
+    }
+    gpus(out, snap);
+    if (view.detail() && servers.size() > 0) {
+      detail(out, servers.get(selected), view.history(), width);
+    }
+    return fit(out, width);
+  }
+
+  private static void gpus(List<AttributedString> out, JsonNode snap) {
+    JsonNode gpus = snap.path("gpus");
+    if (gpus.size() == 0) {
+      JsonNode nvml = snap.path("health").path("nvml");
+      String why = nvml.path("reasons").size() > 0 ? " (NVML " + nvml.path("state").asText() + ": " + join(nvml.path("reasons")) + ")" : "";
+      out.add(plain("GPUs: none" + why));
+      return;
+    }
+    for (JsonNode g : gpus) {
+      List<String> procs = new ArrayList<>();
+      List<String> servers = new ArrayList<>();
+      for (JsonNode p : g.path("processes")) {
+        procs.add(p.path("pid").asText());
+        if (p.hasNonNull("server") && !servers.contains(p.get("server").asText())) {
+          servers.add(p.get("server").asText());
+        }
+      }
+      out.add(plain(String.format(Locale.ROOT, "GPU %s %s %s · util %s · mem %s / %s · %s W · %s °C · pids %s · servers %s",
+          History.gpuKey(g), text(g.get("name")), text(g.get("state")), percent(g.get("utilization")),
+          gib(g.get("memoryUsedBytes")), gib(g.get("memoryTotalBytes")), rate(g.get("powerWatts"), 0),
+          rate(g.get("temperatureCelsius"), 0), procs.isEmpty() ? NA : String.join(",", procs),
+          servers.isEmpty() ? NA : String.join(",", servers))));
+    }
+  }
+
+  private static void detail(List<AttributedString> out, JsonNode s, JsonNode history, int width) {
+    out.add(plain(""));
+    out.add(bold(s.path("name").asText() + " · " + text(s.get("engine")) + " · " + text(s.get("state"))
+        + " · " + text(s.get("url")) + " · " + text(s.get("source"))));
+    out.add(bold(String.format(Locale.ROOT, "%-6s %9s %9s %9s %9s %9s", "", "mean", "p50", "p90", "p99", "count")));
+    for (String[] l : new String[][] {{"TTFT", "ttft"}, {"ITL", "itl"}, {"E2E", "e2e"}, {"Queue", "queue"}}) {
+      JsonNode lat = s.get(l[1]);
+      out.add(plain(String.format(Locale.ROOT, "%-6s %9s %9s %9s %9s %9s", l[0],
+          seconds(lat == null ? null : lat.get("mean")), seconds(lat == null ? null : lat.get("p50")),
+          seconds(lat == null ? null : lat.get("p90")), seconds(lat == null ? null : lat.get("p99")),
+          count(lat == null ? null : lat.get("count")))));
+    }
+    out.add(plain("Running " + count(s.get("running")) + " · waiting " + count(s.get("waiting"))
+        + " · KV cache " + percent(s.get("kvCacheUsage")) + " · prefix hit " + percent(s.get("prefixHitRatio"))
+        + " · preemptions/s " + rate(s.get("preemptionsPerSecond"), 2)
+        + " · prompt " + rate(s.get("promptTokensPerSecond"), 0) + " tok/s"
+        + " · generation " + rate(s.get("generationTokensPerSecond"), 0) + " tok/s"));
+    out.add(plain("GPUs " + list(s.get("gpus")) + " · PIDs " + list(s.get("pids"))
+        + " · error " + (s.hasNonNull("error") ? s.get("error").asText() : "none")));
+    int points = history == null ? 0 : history.path("times").size();
+    out.add(plain("Last 10 minutes (" + points + " points):"));
+    int chartWidth = Math.max(10, width - 24);
+    for (Chart c : CHARTS) {
+      JsonNode values = history == null ? null : history.path("series").get(c.series());
+      JsonNode latest = null;
+      if (values != null) {
+        for (int i = values.size() - 1; i >= 0 && latest == null; i--) {
+          latest = values.get(i).isNull() ? null : values.get(i);
+        }
+      }
+      out.add(plain(String.format(Locale.ROOT, "%-10s %s %s", c.label(), sparkline(values, chartWidth), c.format().apply(latest))));
+    }
+  }
+
+  /**
+   * The last {@code width} points of {@code values} as one character each, scaled from 0 to the
+   * largest; a null point is a space, and fewer points than the width are padded on the left.
+   */
+  static String sparkline(JsonNode values, int width) {
+    StringBuilder b = new StringBuilder(width);
+    int n = values == null ? 0 : values.size();
+    int from = Math.max(0, n - width);
+    double max = 0;
+    for (int i = from; i < n; i++) {
+      if (values.get(i).isNumber()) {
+        max = Math.max(max, values.get(i).asDouble());
+      }
+    }
+    for (int i = n - from; i < width; i++) {
+      b.append(' ');
+    }
+    for (int i = from; i < n; i++) {
+      JsonNode v = values.get(i);
+      if (!v.isNumber()) {
+        b.append(' ');
+      } else {
+        int level = max <= 0 ? 0 : (int) Math.round(v.asDouble() / max * (LEVELS.length - 1));
+        b.append(LEVELS[Math.max(0, Math.min(LEVELS.length - 1, level))]);
+      }
+    }
+    return b.toString();
+  }
+
+  /** The columns that fit {@code width}: the least important go first, then the name narrows. */
+  private static List<Column> columnsFor(int width) {
+    List<Column> cols = new ArrayList<>(COLUMNS);
+    while (total(cols) > width && cols.size() > 2) {
+      Column least = cols.get(1);
+      for (Column c : cols) {
+        if (c.priority() > least.priority()) {
+          least = c;
+        }
+      }
+      if (least.priority() == 0) {
+        break;
+      }
+      cols.remove(least);
+    }
+    return cols;
+  }
+
+  private static int total(List<Column> cols) {
+    int w = 0;
+    for (Column c : cols) {
+      w += c.width() + 1;
+    }
+    return w;
+  }
+
+  private static String row(List<Column> cols, JsonNode server) {
+    StringBuilder b = new StringBuilder();
+    for (Column c : cols) {
+      String v = server == null ? c.title() : c.value().apply(server);
+      if (v.length() > c.width()) {
+        v = v.substring(0, c.width() - 1) + "~";
+      }
+      b.append(pad(v, c.width(), c.left())).append(' ');
+    }
+    return b.toString().stripTrailing();
+  }
+
+  private static String pad(String s, int width, boolean left) {
+    if (s.length() >= width) {
+      return s;
+    }
+    String spaces = " ".repeat(width - s.length());
+    return left ? s + spaces : spaces + s;
+  }
+
+  private static List<AttributedString> fit(List<AttributedString> lines, int width) {
+    List<AttributedString> out = new ArrayList<>(lines.size());
+    for (AttributedString l : lines) {
+      out.add(l.columnLength() > width ? l.columnSubSequence(0, width) : l);
+    }
+    return out;
+  }
+
+  private static AttributedString plain(String s) {
+    return new AttributedString(s);
+  }
+
+  private static AttributedString bold(String s) {
+    return new AttributedStringBuilder().style(AttributedStyle.BOLD).append(s).toAttributedString();
+  }
+
+  private static String text(JsonNode v) {
+    return v == null || v.isNull() || v.asText().isEmpty() ? NA : v.asText();
+  }
+
+  private static String list(JsonNode v) {
+    return v == null || !v.isArray() || v.size() == 0 ? NA : join(v);
+  }
+
+  private static String join(JsonNode array) {
+    List<String> parts = new ArrayList<>();
+    array.forEach(x -> parts.add(x.asText()));
+    return String.join(", ", parts);
+  }
+
+  static String seconds(JsonNode v) {
+    return DemoTable.seconds(v, NA);
+  }
+
+  static String percent(JsonNode v) {
+    return DemoTable.percent(v, NA);
+  }
+
+  static String count(JsonNode v) {
+    return DemoTable.count(v, NA);
+  }
+
+  static String rate(JsonNode v, int decimals) {
+    return DemoTable.rate(v, decimals, NA);
+  }
+
+  private static String gib(JsonNode v) {
+    return v == null || !v.isNumber() ? NA : String.format(Locale.ROOT, "%.1f GiB", v.asDouble() / (1L << 30));
+  }
+}

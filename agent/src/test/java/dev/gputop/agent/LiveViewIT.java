@@ -1,0 +1,407 @@
+package dev.gputop.agent;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.gputop.agent.demo.DemoReplicas;
+import dev.gputop.agent.demo.Replica;
+import java.io.File;
+import java.io.IOException;
+import java.net.http.HttpClient;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.openqa.selenium.By;
+import org.openqa.selenium.Dimension;
+import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.TakesScreenshot;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+
+/**
+ * The live view as a user sees it: the shaded jar runs the agent on the demo replicas (started
+ * here, with the demo's load), Debian's Chromium (headless, through Selenium and chromedriver)
+ * opens the web page, and {@code top} runs in a real pseudo-terminal (tmux) against the same
+ * agent. Screenshots of the page and captures of the terminal are left in {@code
+ * target/live-view/}. Without Chromium or tmux the browser or terminal tests are skipped with a
+ * reason, except under CI (env {@code CI=true}), where a missing one fails.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class LiveViewIT {
+
+  private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
+  private static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
+  private static final Path OUT = Path.of("target", "live-view");
+
+  private final HttpClient http = HttpClient.newHttpClient();
+  private final ObjectMapper json = new ObjectMapper();
+  private Path dir;
+  private DemoReplicas replicas;
+  private AgentProcess agent;
+  private String url;
+  private WebDriver browser;
+
+  @BeforeAll
+  void startAgent() throws Exception {
+    Files.createDirectories(OUT);
+    dir = Files.createTempDirectory("gputop-live-it");
+    replicas = DemoCommand.replicas(42).start();
+    StringBuilder yaml = new StringBuilder(
+        "listen: 127.0.0.1:0\nrefresh:\n  normal: 1s\nnvml:\n  enabled: false\n"
+            + "inference:\n  window: 30s\n  discovery:\n    enabled: false\n  endpoints:\n");
+    for (Replica r : replicas.replicas()) {
+      yaml.append("    - name: ").append(r.name()).append("\n      url: ").append(r.url()).append('\n');
+    }
+    Path config = dir.resolve("agent.yaml");
+    Files.writeString(config, yaml);
+    agent = AgentProcess.start(dir, Map.of(), "run", "--config", config.toString());
+    url = agent.awaitListener(Duration.ofSeconds(60));
+    // Until every server is up with latencies and the history has a few points of them.
+    await(Duration.ofSeconds(90), "four servers up with TTFT and history", () -> {
+      JsonNode snap = snapshot();
+      int withTtft = 0;
+      for (JsonNode s : snap.get("inference")) {
+        withTtft += "up".equals(s.get("state").asText()) && s.path("ttft").path("p99").isNumber() ? 1 : 0;
+      }
+      return snap.get("inference").size() == DemoReplicas.NAMES.size() && withTtft >= 2 && history("vllm-dp2").get("times").size() >= 5;
+    });
+  }
+
+  @AfterAll
+  void stopEverything() {
+    if (browser != null) {
+      browser.quit();
+    }
+    if (agent != null) {
+      agent.close();
+    }
+    if (replicas != null) {
+      replicas.close();
+    }
+  }
+
+  // ---------------------------------------------------------------- the web page in Chromium
+
+  @Test
+  void page_showsEveryServerTheOverviewTheAlertsAndTheGpus() throws Exception {
+    WebDriver b = browser();
+    b.get(url + "/");
+    await(Duration.ofSeconds(20), "the servers' table", () -> rows(b).size() == DemoReplicas.NAMES.size());
+    Set<String> names = new HashSet<>();
+    for (JsonNode s : snapshot().get("inference")) {
+      names.add(s.get("name").asText());
+    }
+    Set<String> shown = new HashSet<>(rows(b));
+    assertThat(shown).isEqualTo(names).containsExactlyInAnyOrderElementsOf(DemoReplicas.NAMES);
+    assertThat(text(b, "overview")).contains("Servers up").contains("worst TTFT p99")
+        .contains("worst ITL p50").contains("generation").contains("waiting");
+    // TGI exports no TTFT and llama.cpp no latency histograms: N/A, never 0
+    assertThat(cellText(b, "tgi", "ttftP50")).isEqualTo("N/A");
+    assertThat(cellText(b, "llamacpp", "e2eP99")).isEqualTo("N/A");
+    assertThat(cellText(b, "llamacpp", "kvCacheUsage")).isEqualTo("N/A");
+    assertThat(cellText(b, "vllm-dp2", "ttftP99")).isNotEqualTo("N/A").matches("[0-9.]+ m?s");
+    assertThat((String) js(b, "return document.querySelector('#gpus tbody').textContent;")).contains("No GPUs").contains("disabled");
+    // The demo's load fills a KV cache within its first 30 s: the page shows the alert.
+    await(Duration.ofSeconds(60), "a kv_cache_full alert on the page",
+        () -> !b.findElements(By.cssSelector("#alerts li[data-alert=kv_cache_full]")).isEmpty());
+    screenshot(b, "page-overview.png");
+  }
+
+  @Test
+  void selectingAServer_showsTheSnapshotsLatenciesItsLoadAndChartsWithPoints() throws Exception {
+    WebDriver b = browser();
+    b.get(url + "/");
+    await(Duration.ofSeconds(20), "the servers' table", () -> rows(b).size() == DemoReplicas.NAMES.size());
+    js(b, "document.querySelector(\"#servers tr[data-server='vllm-dp2']\").click();");
+    await(Duration.ofSeconds(10), "the link to change", () -> b.getCurrentUrl().endsWith("/?server=vllm-dp2"));
+    await(Duration.ofSeconds(20), "the detail", () -> "vllm-dp2".equals(text(b, "detail-title")));
+    assertThat(rowClass(b, "vllm-dp2")).contains("selected");
+
+    // The page's latency table equals /api/snapshot's: the test reads the snapshot every 100 ms
+    // (values change only on a refresh, every second), so every state the page can have fetched
+    // since the test started is among those it saw.
+    List<Map<String, Double>> seen = new java.util.ArrayList<>();
+    int renders = renders(b);
+    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    while (renders(b) < renders + 2 && System.nanoTime() < deadline) {
+      seen.add(latencies(server(snapshot(), "vllm-dp2")));
+      Thread.sleep(100);
+    }
+    Map<String, Double> page = latencyValues(b);
+    for (int k = 0; k < 5; k++) {
+      seen.add(latencies(server(snapshot(), "vllm-dp2")));
+      Thread.sleep(100);
+    }
+    assertThat(page.get("ttft.p99")).isNotNull();
+    assertThat(seen).contains(page);
+    assertThat(text(b, "lat-ttft-p99")).matches("[0-9.]+ m?s");
+    assertThat(text(b, "lat-ttft-count")).matches("[0-9]+");
+    for (String field : List.of("running", "waiting", "kvCacheUsage", "prefixHitRatio", "preemptionsPerSecond",
+        "promptTokensPerSecond", "generationTokensPerSecond", "engine", "url", "source", "gpus", "pids", "error")) {
+      assertThat(b.findElements(By.id("load-" + field))).as(field).hasSize(1);
+    }
+    assertThat(text(b, "load-engine")).isEqualTo("vllm");
+    assertThat(text(b, "load-url")).isEqualTo(String.valueOf(replicas.replica("vllm-dp2").url()));
+    assertThat(text(b, "load-source")).isEqualTo("configured");
+    assertThat(text(b, "load-error")).isEqualTo("none");
+    assertThat(text(b, "load-gpus")).isEqualTo("N/A"); // a configured endpoint
+
+    // Four uPlot charts, each drawn with points of the last minutes.
+    int historyPoints = history("vllm-dp2").get("times").size();
+    for (String chart : List.of("ttft", "requests", "generation", "kv")) {
+      WebElement box = b.findElement(By.id("chart-" + chart));
+      await(Duration.ofSeconds(10), chart + " chart points", () -> Integer.parseInt(box.getAttribute("data-values")) >= 3);
+      assertThat(Integer.parseInt(box.getAttribute("data-points"))).as(chart).isBetween(3, historyPoints + 5);
+      assertThat(box.findElements(By.cssSelector(".uplot canvas"))).as(chart).isNotEmpty();
+    }
+    screenshot(b, "page-selected.png");
+  }
+
+  @Test
+  void deepLink_selectsTheServerAndShowsNaForWhatItLacks() throws Exception {
+    WebDriver b = browser();
+    b.get(url + "/?server=tgi");
+    await(Duration.ofSeconds(20), "the detail of tgi", () -> "tgi".equals(text(b, "detail-title")));
+    assertThat(rowClass(b, "tgi")).contains("selected");
+    assertThat(text(b, "lat-ttft-p50")).isEqualTo("N/A");
+    assertThat(text(b, "lat-ttft-count")).isEqualTo("N/A");
+    assertThat(text(b, "lat-e2e-p99")).matches("[0-9.]+ m?s");
+    assertThat(text(b, "load-kvCacheUsage")).isEqualTo("N/A");
+    assertThat(text(b, "load-engine")).isEqualTo("tgi");
+    b.get(url + "/?server=no-such-server");
+    await(Duration.ofSeconds(20), "the unknown server's message",
+        () -> text(b, "detail-title").contains("not in the snapshot"));
+  }
+
+  // ---------------------------------------------------------------- top in tmux
+
+  @Test
+  void top_inAPseudoTerminalSelectsOpensDetailsRedrawsAndQuits() throws Exception {
+    requireTool("tmux", Path.of("/usr/bin/tmux"));
+    String session = "gputop-it-" + ProcessHandle.current().pid();
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    String cmd = java + " -jar " + AgentProcess.jar().toAbsolutePath() + " top --url " + url;
+    run("tmux", "new-session", "-d", "-s", session, "-x", "150", "-y", "50", cmd);
+    try {
+      await(Duration.ofSeconds(30), "top's table", () -> screen(session).contains("llamacpp"));
+      String first = screen(session);
+      assertThat(first).contains("SERVER").contains("vllm-dp2").contains("sglang-tp2").contains("tgi")
+          .contains("Serving:").contains("TTFT p99").contains("GEN/S");
+      assertThat(first.lines().allMatch(l -> l.length() <= 150)).isTrue();
+      // It redraws every refresh: the snapshot time in the header moves.
+      String header = first.lines().findFirst().orElseThrow();
+      await(Duration.ofSeconds(15), "a redraw", () -> !screen(session).lines().findFirst().orElse("").equals(header));
+
+      // j j selects the third server (tgi); Enter opens its details with sparklines.
+      run("tmux", "send-keys", "-t", session, "j");
+      run("tmux", "send-keys", "-t", session, "j");
+      run("tmux", "send-keys", "-t", session, "Enter");
+      await(Duration.ofSeconds(15), "tgi's details", () -> screen(session).contains("tgi · tgi · up"));
+      String detail = screen(session);
+      assertThat(detail).contains("mean").contains("p90").contains("count").contains("Queue")
+          .contains("TTFT p50").contains("Req/s").contains("Gen tok/s").contains("KV cache").contains("Last 10 minutes");
+      assertThat(detail).containsPattern("Gen tok/s +[▁▂▃▄▅▆▇█ ]*[▁▂▃▄▅▆▇█][▁▂▃▄▅▆▇█ ]* [0-9]+");
+      Files.writeString(OUT.resolve("top-tgi.txt"), detail);
+      // The up arrow moves back to sglang-tp2, whose details follow the selection.
+      run("tmux", "send-keys", "-t", session, "Up");
+      await(Duration.ofSeconds(15), "sglang-tp2's details", () -> screen(session).contains("sglang-tp2 · sglang · up"));
+      Files.writeString(OUT.resolve("top-sglang.txt"), screen(session));
+
+      run("tmux", "send-keys", "-t", session, "q");
+      await(Duration.ofSeconds(15), "top to quit", () -> !hasSession(session));
+    } finally {
+      if (hasSession(session)) {
+        run("tmux", "kill-session", "-t", session);
+      }
+    }
+  }
+
+  @Test
+  void top_printsPlainTextWhenStdoutIsNotATerminal() throws Exception {
+    try (AgentProcess top = AgentProcess.start(dir, Map.of(), "top", "--url", url, "--for", "2500ms", "--server", "vllm-dp2")) {
+      assertThat(top.waitFor(Duration.ofSeconds(60))).isEqualTo(0);
+      String out = top.out();
+      assertThat(out).doesNotContain("\033").contains("SERVER").contains("llamacpp").contains("vllm-dp2 · vllm · up")
+          .contains("TTFT p99");
+      // one screen per refresh (1 s) during 2.5 s
+      assertThat(out.split("gputop-agent top ·", -1).length - 1).isBetween(2, 4);
+    }
+  }
+
+  // ---------------------------------------------------------------- helpers
+
+  private WebDriver browser() {
+    if (browser != null) {
+      return browser;
+    }
+    requireTool("chromium", CHROMIUM);
+    requireTool("chromium-driver", CHROMEDRIVER);
+    ChromeDriverService service = new ChromeDriverService.Builder()
+        .usingDriverExecutable(CHROMEDRIVER.toFile())
+        .usingAnyFreePort()
+        .build();
+    ChromeOptions options = new ChromeOptions();
+    options.setBinary(CHROMIUM.toFile());
+    options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+        "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync",
+        "--user-data-dir=" + dir.resolve("chromium-profile").toAbsolutePath());
+    browser = new ChromeDriver(service, options);
+    browser.manage().window().setSize(new Dimension(1400, 1500));
+    return browser;
+  }
+
+  /** Skips (locally) or fails (in CI) when a tool the test drives is missing. */
+  private static void requireTool(String name, Path path) {
+    if (Files.isExecutable(path)) {
+      return;
+    }
+    String why = name + " is not installed (" + path + "); apt-get install " + name;
+    if ("true".equals(System.getenv("CI"))) {
+      fail(why + " (.ci/run installs it)");
+    }
+    System.out.println("[LiveViewIT] skipped: " + why);
+    Assumptions.abort(why);
+  }
+
+  /** The page redraws its tables every refresh, so elements are read in one script, atomically. */
+  private static Object js(WebDriver b, String script, Object... args) {
+    return ((JavascriptExecutor) b).executeScript(script, args);
+  }
+
+  @SuppressWarnings("unchecked")
+  private static List<String> rows(WebDriver b) {
+    return (List<String>) js(b, "return Array.from(document.querySelectorAll('#servers tbody tr[data-server]'))"
+        + ".map(function (r) { return r.getAttribute('data-server'); });");
+  }
+
+  private static String cellText(WebDriver b, String server, String field) {
+    return (String) js(b, "var c = document.querySelector(\"#servers tr[data-server='\" + arguments[0] + \"'] td[data-field='\""
+        + " + arguments[1] + \"']\"); return c ? c.textContent : null;", server, field);
+  }
+
+  private static String text(WebDriver b, String id) {
+    return (String) js(b, "var e = document.getElementById(arguments[0]); return e ? e.textContent : null;", id);
+  }
+
+  private static String rowClass(WebDriver b, String server) {
+    return (String) js(b, "var r = document.querySelector(\"#servers tr[data-server='\" + arguments[0] + \"']\");"
+        + " return r ? r.className : null;", server);
+  }
+
+  private static int renders(WebDriver b) {
+    Object r = js(b, "return document.body.getAttribute('data-renders');");
+    return r == null ? 0 : Integer.parseInt((String) r);
+  }
+
+  /** The latency table's raw values (data-value: the JSON number, or null) by "ttft.p50", read at once. */
+  @SuppressWarnings("unchecked")
+  private static Map<String, Double> latencyValues(WebDriver b) {
+    Map<String, Object> raw = (Map<String, Object>) js(b, "var out = {};"
+        + "['ttft','itl','e2e','queue'].forEach(function (l) { ['mean','p50','p90','p99','count'].forEach(function (f) {"
+        + "  var e = document.getElementById('lat-' + l + '-' + f); out[l + '.' + f] = e ? e.getAttribute('data-value') : 'missing'; }); });"
+        + "return out;");
+    Map<String, Double> out = new java.util.TreeMap<>();
+    raw.forEach((k, v) -> out.put(k, v == null || "null".equals(v) ? null : Double.valueOf((String) v)));
+    return out;
+  }
+
+  /** The same from a snapshot entry. */
+  private static Map<String, Double> latencies(JsonNode server) {
+    Map<String, Double> out = new java.util.TreeMap<>();
+    for (String l : List.of("ttft", "itl", "e2e", "queue")) {
+      for (String f : List.of("mean", "p50", "p90", "p99", "count")) {
+        JsonNode v = server.path(l).get(f);
+        out.put(l + "." + f, v == null || v.isNull() ? null : v.asDouble());
+      }
+    }
+    return out;
+  }
+
+  private static JsonNode server(JsonNode snapshot, String name) {
+    for (JsonNode s : snapshot.get("inference")) {
+      if (name.equals(s.get("name").asText())) {
+        return s;
+      }
+    }
+    throw new AssertionError("no server " + name + " in " + snapshot);
+  }
+
+  private JsonNode snapshot() throws Exception {
+    return json.readTree(AgentProcess.get(http, url + "/api/snapshot").body());
+  }
+
+  private JsonNode history(String server) throws Exception {
+    JsonNode doc = json.readTree(AgentProcess.get(http, url + "/api/history?server=" + server).body());
+    assertThat(SnapshotSchema.historyErrors(doc)).isEmpty();
+    return doc;
+  }
+
+  private static void screenshot(WebDriver b, String name) throws IOException {
+    File f = ((TakesScreenshot) b).getScreenshotAs(OutputType.FILE);
+    Files.copy(f.toPath(), OUT.resolve(name), StandardCopyOption.REPLACE_EXISTING);
+  }
+
+  private static String screen(String session) {
+    try {
+      return run("tmux", "capture-pane", "-p", "-t", session);
+    } catch (Exception e) {
+      return "";
+    }
+  }
+
+  private static boolean hasSession(String session) {
+    try {
+      Process p = new ProcessBuilder("tmux", "has-session", "-t", session).redirectErrorStream(true).start();
+      p.getInputStream().readAllBytes();
+      return p.waitFor(10, TimeUnit.SECONDS) && p.exitValue() == 0;
+    } catch (IOException | InterruptedException e) {
+      return false;
+    }
+  }
+
+  private static String run(String... cmd) throws IOException, InterruptedException {
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    if (!p.waitFor(10, TimeUnit.SECONDS) || p.exitValue() != 0) {
+      throw new IOException(String.join(" ", cmd) + " failed: " + out);
+    }
+    return out;
+  }
+
+  private interface Check {
+    boolean ok() throws Exception;
+  }
+
+  private static void await(Duration timeout, String what, Check check) throws Exception {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    Exception last = null;
+    while (System.nanoTime() < deadline) {
+      try {
+        if (check.ok()) {
+          return;
+        }
+      } catch (Exception | AssertionError e) {
+        last = e instanceof Exception ? (Exception) e : new Exception(e);
+      }
+      Thread.sleep(200);
+    }
+    throw new AssertionError("timed out after " + timeout + " waiting for " + what, last);
+  }
+}
