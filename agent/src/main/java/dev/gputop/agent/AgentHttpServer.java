@@ -16,6 +16,9 @@ import io.opentelemetry.exporter.prometheus.PrometheusMetricReader;
 import io.prometheus.metrics.expositionformats.ExpositionFormatWriter;
 import io.prometheus.metrics.expositionformats.OpenMetricsTextFormatWriter;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
+import io.prometheus.metrics.model.snapshots.InfoSnapshot;
+import io.prometheus.metrics.model.snapshots.MetricMetadata;
+import io.prometheus.metrics.model.snapshots.MetricSnapshot;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -23,6 +26,8 @@ import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.ArrayList;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ExecutorService;
@@ -234,10 +239,33 @@ public final class AgentHttpServer implements AutoCloseable {
     String accept = exchange.getRequestHeaders().getFirst("Accept");
     ExpositionFormatWriter writer =
         accept != null && openMetricsWriter.accepts(accept) ? openMetricsWriter : textWriter;
-    MetricSnapshots snapshots = prometheus.collect();
+    MetricSnapshots snapshots = withTargetInfoHelp(prometheus.collect());
     ByteArrayOutputStream body = new ByteArrayOutputStream(16 * 1024);
     writer.write(body, snapshots);
     send(exchange, 200, writer.getContentType(), PrometheusLabels.kubernetesShortNames(body.toByteArray()));
+  }
+
+  /** HELP of {@code target_info}, as the OpenTelemetry specification words it. */
+  static final String TARGET_INFO_HELP = "Target metadata";
+
+  /**
+   * The snapshots with a HELP text on {@code target_info}: OpenTelemetry's Prometheus reader
+   * writes it without one, which {@code promtool check metrics} reports (PromtoolLintIT). Every
+   * other snapshot is passed on as it is.
+   */
+  static MetricSnapshots withTargetInfoHelp(MetricSnapshots snapshots) {
+    List<MetricSnapshot> out = new ArrayList<>(snapshots.size());
+    for (MetricSnapshot s : snapshots) {
+      MetricMetadata m = s.getMetadata();
+      if (s instanceof InfoSnapshot && "target".equals(m.getPrometheusName())
+          && (m.getHelp() == null || m.getHelp().isEmpty())) {
+        out.add(new InfoSnapshot(new MetricMetadata(m.getName(), TARGET_INFO_HELP),
+            ((InfoSnapshot) s).getDataPoints()));
+      } else {
+        out.add(s);
+      }
+    }
+    return new MetricSnapshots(out);
   }
 
   private void snapshot(HttpExchange exchange) throws IOException {

@@ -5,11 +5,12 @@ import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.api.common.AttributesBuilder;
 import io.opentelemetry.sdk.common.InstrumentationScopeInfo;
 import io.opentelemetry.sdk.metrics.data.AggregationTemporality;
+import io.opentelemetry.sdk.metrics.data.HistogramData;
 import io.opentelemetry.sdk.metrics.data.HistogramPointData;
 import io.opentelemetry.sdk.metrics.data.MetricData;
 import io.opentelemetry.sdk.metrics.export.MetricProducer;
-import io.opentelemetry.sdk.metrics.internal.data.ImmutableHistogramData;
-import io.opentelemetry.sdk.metrics.internal.data.ImmutableHistogramPointData;
+// internal: MetricData has no public factory in SDK 1.66 (HistogramData and HistogramPointData
+// do, and are used); ImmutableMetricData.createDoubleHistogram is what the SDK's own producers use.
 import io.opentelemetry.sdk.metrics.internal.data.ImmutableMetricData;
 import io.opentelemetry.sdk.resources.Resource;
 import java.util.ArrayList;
@@ -96,13 +97,13 @@ public final class ExportedHistogramProducer implements MetricProducer {
               e.getKey(),
               first.description(),
               first.unit(),
-              ImmutableHistogramData.create(AggregationTemporality.CUMULATIVE, points)));
+              HistogramData.create(AggregationTemporality.CUMULATIVE, points)));
     }
     return out;
   }
 
   private static HistogramPointData point(ExportedHistogram h) {
-    return ImmutableHistogramPointData.create(
+    return HistogramPointData.create(
         h.startEpochNanos(),
         h.epochNanos(),
         attributes(h.attributes()),

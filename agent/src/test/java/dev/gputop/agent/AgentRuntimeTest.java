@@ -3,6 +3,7 @@ package dev.gputop.agent;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.gputop.testing.ManualClock;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.gputop.config.AgentConfig;
@@ -110,7 +111,8 @@ class AgentRuntimeTest {
     start(FAST, FakeProvider.of(inference, 200), FakeProvider.of(nvml, 100));
     try {
       assertThat(nvml.refreshed.await(5, TimeUnit.SECONDS)).isTrue();
-      Thread.sleep(300);
+      // The event, not a guessed sleep: inference's thread is parked waiting for NVML's first refresh.
+      assertThat(awaitParkedInFirstRefreshWait("inference")).isTrue();
       assertThat(inference.refreshes.get()).isZero();
     } finally {
       nvml.block.countDown();
@@ -184,7 +186,7 @@ class AgentRuntimeTest {
 
   @Test
   void snapshot_withoutReceiversHasTheFixedShapeAndValidates() {
-    ManualClock clock = new ManualClock(Instant.parse("2026-03-04T05:06:07.891234Z").getEpochSecond() * 1_000_000_000L + 891_234_000L);
+    ManualClock clock = new ManualClock(0, Instant.parse("2026-03-04T05:06:07.891234Z").getEpochSecond() * 1_000_000_000L + 891_234_000L);
     AgentRuntime rt = AgentRuntime.builder(FAST).setProviders(List.of()).setClock(clock).build();
     runtimes.add(rt);
     rt.start();
@@ -354,5 +356,29 @@ class AgentRuntimeTest {
     g.put("temperatureCelsius", 66);
     g.put("processes", List.of(process));
     return g;
+  }
+
+  /**
+   * Whether the refresh thread of {@code receiver} is (within 5 s) parked in the runtime's wait
+   * for the previous receiver's first refresh: its stack is in {@code AgentRuntime}'s schedule
+   * lambda and it is TIMED_WAITING.
+   */
+  private static boolean awaitParkedInFirstRefreshWait(String receiver) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    while (System.nanoTime() < deadline) {
+      for (Map.Entry<Thread, StackTraceElement[]> e : Thread.getAllStackTraces().entrySet()) {
+        if (e.getKey().getName().equals("gputop-" + receiver)
+            && e.getKey().getState() == Thread.State.TIMED_WAITING) {
+          for (StackTraceElement frame : e.getValue()) {
+            if (frame.getClassName().startsWith(AgentRuntime.class.getName())
+                && frame.getMethodName().startsWith("lambda$schedule")) {
+              return true;
+            }
+          }
+        }
+      }
+      Thread.sleep(10);
+    }
+    return false;
   }
 }

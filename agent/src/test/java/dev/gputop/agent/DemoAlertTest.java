@@ -3,7 +3,7 @@ package dev.gputop.agent;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.gputop.agent.demo.DemoReplicas;
-import dev.gputop.agent.demo.ManualClock;
+import dev.gputop.testing.ManualClock;
 import dev.gputop.agent.demo.Replica;
 import dev.gputop.inference.engine.EngineMapper;
 import dev.gputop.inference.parse.ExpositionParser;

@@ -2,16 +2,12 @@ package dev.gputop.agent;
 
 import com.sun.jna.Library;
 import com.sun.jna.Native;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /**
- * The fake libnvidia-ml of nvml/src/test/c/fake_nvml.c, compiled with gcc into
- * agent/target/fake-nvml/libnvidia-ml.so.1 on first use, with the scripting functions tests need.
+ * The fake libnvidia-ml of nvml/src/test/c/fake_nvml.c, compiled by test-support's {@link
+ * dev.gputop.testing.FakeNvmlLibrary} into agent/target/fake-nvml on first use, with the
+ * scripting functions the agent's tests need.
  */
 final class FakeNvmlLibrary {
 
@@ -31,29 +27,11 @@ final class FakeNvmlLibrary {
 
   private FakeNvmlLibrary() {}
 
+  /** The library, built by test-support's builder (which skips or fails without gcc). */
   static synchronized Path path() {
-    if (library != null) {
-      return library;
+    if (library == null) {
+      library = dev.gputop.testing.FakeNvmlLibrary.build();
     }
-    Path source = Path.of("../nvml/src/test/c/fake_nvml.c").toAbsolutePath().normalize();
-    Path out = Path.of("target/fake-nvml/libnvidia-ml.so.1").toAbsolutePath();
-    try {
-      Files.createDirectories(out.getParent());
-      Process gcc =
-          new ProcessBuilder(List.of("gcc", "-shared", "-fPIC", "-O2", "-o", out.toString(), source.toString()))
-              .redirectErrorStream(true)
-              .start();
-      String output = new String(gcc.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-      if (!gcc.waitFor(120, TimeUnit.SECONDS) || gcc.exitValue() != 0) {
-        throw new IllegalStateException("gcc failed: " + output);
-      }
-    } catch (IOException e) {
-      throw new IllegalStateException("these tests need gcc to build the fake libnvidia-ml: " + e, e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    }
-    library = out;
     return library;
   }
 

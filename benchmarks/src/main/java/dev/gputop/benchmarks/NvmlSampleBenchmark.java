@@ -7,8 +7,7 @@ import dev.gputop.nvml.GpuEntry;
 import dev.gputop.nvml.GpuSample;
 import dev.gputop.nvml.Nvml;
 import dev.gputop.nvml.ProcessNames;
-import java.io.IOException;
-import java.nio.file.Files;
+import dev.gputop.testing.FakeNvmlLibrary;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -33,7 +32,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * libnvidia-ml. Target: 5 ms or less per cycle (docs/PERFORMANCE.md).
  *
  * <p>The fake is compiled with gcc from nvml/src/test/c/fake_nvml.c (found from the working
- * directory upwards) into a temporary directory, or taken from {@code -p lib=PATH}. Run:
+ * directory upwards) by test-support into target/fake-nvml, or taken from {@code -p lib=PATH}. Run:
  * {@code java -jar benchmarks/target/benchmarks.jar NvmlSampleBenchmark -f 1 -wi 3 -i 5}.
  */
 @State(Scope.Benchmark)
@@ -100,31 +99,8 @@ public class NvmlSampleBenchmark {
     return GpuEntries.of(nvml.sample(), null, names);
   }
 
-  static Path compileFake() throws IOException, InterruptedException {
-    Path source = null;
-    for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
-      Path candidate = dir.resolve("nvml/src/test/c/fake_nvml.c");
-      if (Files.isRegularFile(candidate)) {
-        source = candidate;
-        break;
-      }
-    }
-    if (source == null) {
-      throw new IllegalStateException(
-          "nvml/src/test/c/fake_nvml.c not found above " + Path.of("").toAbsolutePath()
-              + "; run from the repository or pass -p lib=/path/to/libnvidia-ml.so.1");
-    }
-    Path dir = Files.createTempDirectory("fake-nvml");
-    Path out = dir.resolve("libnvidia-ml.so.1");
-    Process gcc =
-        new ProcessBuilder("gcc", "-shared", "-fPIC", "-O2", "-o", out.toString(), source.toString())
-            .inheritIO()
-            .start();
-    if (gcc.waitFor() != 0) {
-      throw new IllegalStateException("gcc failed on " + source);
-    }
-    out.toFile().deleteOnExit();
-    dir.toFile().deleteOnExit();
-    return out;
+  /** The fake library, built by test-support's one gcc build of fake_nvml.c. */
+  static Path compileFake() {
+    return FakeNvmlLibrary.build();
   }
 }

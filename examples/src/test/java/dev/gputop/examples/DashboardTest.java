@@ -146,7 +146,7 @@ class DashboardTest {
         "gputop_inference_itl_seconds", "gputop_inference_e2e_seconds", "gputop_inference_request_rate_per_second",
         "gputop_inference_generation_tokens_rate_per_second");
     assertThat(String.join("\n", byTitle.get("Latency: $server"))).contains("mean_seconds", "quantile=\"0.5\"",
-        "quantile=\"0.9\"", "quantile=\"0.99\"", "_count");
+        "quantile=\"0.9\"", "quantile=\"0.99\"", "_observations");
     assertThat(String.join("\n", byTitle.get("GPU processes"))).contains("gputop_gpu_process_memory_usage_bytes", "server");
     for (String fleet : List.of("Fleet TTFT", "Fleet ITL", "Fleet E2E latency")) {
       assertThat(byTitle.get(fleet)).allSatisfy(e -> assertThat(e).startsWith("histogram_quantile(")

@@ -1,14 +1,14 @@
 package dev.gputop.examples;
 
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
-
+import dev.gputop.testing.Ci;
 import java.nio.file.Path;
 import java.util.Optional;
 
 /**
  * Finds Prometheus's {@code promtool} and {@code prometheus} binaries. .ci/run installs them
- * (Debian's prometheus package), so in CI the tests that need them always run; on a developer
- * machine without them they are skipped with a message that says how to install them.
+ * (Debian's prometheus package), so in CI the tests that need them always run (a missing one
+ * fails there, see test-support's {@code Ci}); on a developer machine without them they are
+ * skipped with a message that says how to install them.
  */
 final class Promtool {
 
@@ -19,13 +19,13 @@ final class Promtool {
 
   static Path promtool() {
     Optional<Path> p = Examples.onPath("promtool");
-    assumeTrue(p.isPresent(), "promtool " + INSTALL_HINT);
+    Ci.require(p.isPresent(), "promtool " + INSTALL_HINT);
     return p.get();
   }
 
   static Path prometheus() {
     Optional<Path> p = Examples.onPath("prometheus");
-    assumeTrue(p.isPresent(), "prometheus " + INSTALL_HINT);
+    Ci.require(p.isPresent(), "prometheus " + INSTALL_HINT);
     return p.get();
   }
 }

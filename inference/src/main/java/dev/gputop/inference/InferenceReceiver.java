@@ -29,7 +29,7 @@ import dev.gputop.inference.scrape.Scraper;
 import dev.gputop.inference.stats.ServerStats;
 import dev.gputop.inference.stats.WindowStatistics;
 import dev.gputop.inference.window.ServerWindow;
-import dev.gputop.nvml.ProcessOwnerLookup;
+import dev.gputop.config.services.ProcessOwnerLookup;
 import io.opentelemetry.api.OpenTelemetry;
 import java.net.URI;
 import java.time.Duration;

@@ -10,8 +10,8 @@ import dev.gputop.inference.engine.EngineMapper;
 import dev.gputop.inference.engine.EngineProfiles;
 import dev.gputop.inference.engine.UserProfiles;
 import dev.gputop.inference.scrape.HttpScraper;
-import dev.gputop.nvml.GpuProcessSource;
-import dev.gputop.nvml.ProcessOwnerLookup;
+import dev.gputop.config.services.GpuProcessSource;
+import dev.gputop.config.services.ProcessOwnerLookup;
 
 /**
  * Creates the inference receiver ({@code inference.enabled}, on by default) with the real HTTP

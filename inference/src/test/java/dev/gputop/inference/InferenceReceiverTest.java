@@ -22,7 +22,7 @@ import dev.gputop.inference.export.ServerEntry;
 import dev.gputop.inference.scrape.ScrapeResult;
 import dev.gputop.inference.scrape.ScrapeTarget;
 import dev.gputop.inference.scrape.Scraper;
-import dev.gputop.inference.testing.ManualClock;
+import dev.gputop.testing.ManualClock;
 import dev.gputop.inference.testing.TextExpositions;
 import io.opentelemetry.api.OpenTelemetry;
 import java.net.URI;

@@ -16,7 +16,7 @@ import dev.gputop.config.TlsConfig;
 import dev.gputop.inference.export.Alert;
 import dev.gputop.inference.export.ServerEntry;
 import dev.gputop.inference.stats.SloStats;
-import dev.gputop.inference.testing.ManualClock;
+import dev.gputop.testing.ManualClock;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
 import io.opentelemetry.sdk.metrics.SdkMeterProvider;

@@ -1,5 +1,7 @@
 package dev.gputop.nvml;
 
+import dev.gputop.config.services.ProcessOwnerLookup;
+import dev.gputop.config.services.GpuProcess;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;

@@ -1,5 +1,6 @@
 package dev.gputop.nvml;
 
+import dev.gputop.config.services.GpuProcess;
 import java.util.List;
 import java.util.Objects;
 

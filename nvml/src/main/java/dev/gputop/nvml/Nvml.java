@@ -1,5 +1,7 @@
 package dev.gputop.nvml;
 
+import dev.gputop.config.services.GpuProcessSource;
+import dev.gputop.config.services.GpuProcess;
 import static dev.gputop.nvml.jna.NvmlReturn.ERROR_ARGUMENT_VERSION_MISMATCH;
 import static dev.gputop.nvml.jna.NvmlReturn.ERROR_FUNCTION_NOT_FOUND;
 import static dev.gputop.nvml.jna.NvmlReturn.ERROR_GPU_IS_LOST;

@@ -1,5 +1,8 @@
 package dev.gputop.nvml;
 
+import dev.gputop.config.services.GpuProcessSource;
+import dev.gputop.config.services.ProcessOwnerLookup;
+import dev.gputop.config.services.GpuProcess;
 import dev.gputop.config.Clock;
 import dev.gputop.config.HealthStatus;
 import dev.gputop.config.Receiver;

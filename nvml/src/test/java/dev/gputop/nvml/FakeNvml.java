@@ -2,20 +2,17 @@ package dev.gputop.nvml;
 
 import com.sun.jna.Library;
 import com.sun.jna.Native;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
+import dev.gputop.testing.FakeNvmlLibrary;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 /**
- * The fake libnvidia-ml of src/test/c/fake_nvml.c, compiled with gcc on first use into
- * target/fake-nvml/&lt;variant&gt;/libnvidia-ml.so.1, and its scripting functions. One JVM shares
- * each variant's state, so every test starts with {@link Control#fake_nvml_reset}.
+ * The fake libnvidia-ml of src/test/c/fake_nvml.c, compiled by test-support's {@link
+ * FakeNvmlLibrary} on first use into target/fake-nvml/&lt;variant&gt;/libnvidia-ml.so.1, and its
+ * scripting functions. One JVM shares each variant's state, so every test starts with {@link
+ * Control#fake_nvml_reset}.
  */
 final class FakeNvml {
 
@@ -70,45 +67,10 @@ final class FakeNvml {
 
   private FakeNvml() {}
 
-  /** The source file, found from the module directory or the repository root. */
-  static Path source() {
-    for (Path candidate :
-        List.of(Path.of("src/test/c/fake_nvml.c"), Path.of("nvml/src/test/c/fake_nvml.c"))) {
-      if (Files.isRegularFile(candidate)) {
-        return candidate.toAbsolutePath();
-      }
-    }
-    throw new IllegalStateException("fake_nvml.c not found from " + Path.of("").toAbsolutePath());
-  }
-
-  /** The library file of a variant, compiling it when needed. */
+  /** The library file of a variant, built by the shared {@link FakeNvmlLibrary} on first use. */
   static synchronized Path library(Variant variant) {
-    Path path = built.get(variant);
-    if (path != null) {
-      return path;
-    }
-    Path source = source();
-    Path dir = source.getParent().getParent().getParent().getParent()
-        .resolve("target/fake-nvml/" + variant.name().toLowerCase());
-    path = dir.resolve("libnvidia-ml.so.1");
-    try {
-      Files.createDirectories(dir);
-      List<String> command = new ArrayList<>(List.of("gcc", "-shared", "-fPIC", "-O2", "-Wall"));
-      command.addAll(variant.flags);
-      command.addAll(List.of("-o", path.toString(), source.toString()));
-      Process gcc = new ProcessBuilder(command).redirectErrorStream(true).start();
-      String output = new String(gcc.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-      if (!gcc.waitFor(120, TimeUnit.SECONDS) || gcc.exitValue() != 0) {
-        throw new IllegalStateException("gcc failed for " + variant + ": " + output);
-      }
-    } catch (IOException e) {
-      throw new IllegalStateException("the NVML tests need gcc to build the fake libnvidia-ml: " + e, e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    }
-    built.put(variant, path);
-    return path;
+    return built.computeIfAbsent(
+        variant, v -> FakeNvmlLibrary.build(v.name(), v.flags, List.of()));
   }
 
   /** The scripting functions of a variant's library (the same loaded copy NVML calls use). */

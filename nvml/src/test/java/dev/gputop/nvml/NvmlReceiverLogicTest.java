@@ -4,6 +4,8 @@ import static io.opentelemetry.sdk.testing.assertj.OpenTelemetryAssertions.asser
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.gputop.config.HealthStatus;
+import dev.gputop.config.services.GpuProcess;
+import dev.gputop.config.services.ProcessOwnerLookup;
 import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.sdk.metrics.data.MetricData;
 import java.nio.file.Path;

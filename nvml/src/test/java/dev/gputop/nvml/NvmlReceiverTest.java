@@ -1,5 +1,8 @@
 package dev.gputop.nvml;
 
+import dev.gputop.config.services.GpuProcessSource;
+import dev.gputop.config.services.ProcessOwnerLookup;
+import dev.gputop.config.services.GpuProcess;
 import static io.opentelemetry.sdk.testing.assertj.OpenTelemetryAssertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThat;
 

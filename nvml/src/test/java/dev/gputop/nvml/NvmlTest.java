@@ -1,5 +1,7 @@
 package dev.gputop.nvml;
 
+import dev.gputop.config.services.GpuProcessSource;
+import dev.gputop.config.services.GpuProcess;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

@@ -29,7 +29,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * }
  * }</pre>
  *
- * <p>Tests drive them on a {@link ManualClock} and compare with {@link Replica#truth()}:
+ * <p>Tests drive them on a manual clock (test-support's {@code ManualClock}) and compare with
+ * {@link Replica#truth()}:
  *
  * <pre>{@code
  * ManualClock clock = new ManualClock(Instant.parse("2026-01-01T00:00:00Z"));
@@ -130,7 +131,7 @@ public final class DemoReplicas implements AutoCloseable {
       return this;
     }
 
-    /** The time source (default the system clock); a {@link ManualClock} for tests. */
+    /** The time source (default the system clock); test-support's {@code ManualClock} in tests. */
     public Builder clock(Clock clock) {
       this.clock = Objects.requireNonNull(clock, "clock");
       return this;

@@ -21,8 +21,9 @@ import java.util.SplittableRandom;
  * <p>The model is advanced in fixed 20 ms steps on a grid anchored at its creation, lazily: every
  * read ({@link #stats()}, {@link #truth()}) first simulates up to the clock's {@code nanoTime()}.
  * So the same seed and the same clock readings give the same server, whether it is read often or
- * rarely, in real time or on a {@link ManualClock}. Events inside a step keep their exact times
- * (arrivals, first tokens, finishes); only scheduling happens on step boundaries.
+ * rarely, in real time or on a manual clock (test-support's {@code ManualClock}). Events inside a
+ * step keep their exact times (arrivals, first tokens, finishes); only scheduling happens on step
+ * boundaries.
  *
  * <p>Every value that goes into a histogram or counter is also recorded as truth ({@link
  * #truth()}), so tests can compare what the agent computes with what really happened.

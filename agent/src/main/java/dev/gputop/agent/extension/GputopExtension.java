@@ -12,6 +12,8 @@ import io.opentelemetry.sdk.OpenTelemetrySdk;
 import io.opentelemetry.sdk.autoconfigure.spi.AutoConfigurationCustomizer;
 import io.opentelemetry.sdk.autoconfigure.spi.AutoConfigurationCustomizerProvider;
 import io.opentelemetry.sdk.autoconfigure.spi.ConfigProperties;
+// internal: the only hook that hands an extension the finished OpenTelemetrySdk without
+// depending on the Java agent's own (larger) extension API; see the class comment.
 import io.opentelemetry.sdk.autoconfigure.spi.internal.AutoConfigureListener;
 import java.io.UncheckedIOException;
 import java.time.Duration;

@@ -6,6 +6,8 @@ import dev.gputop.config.HealthStatus;
 import dev.gputop.config.Receiver;
 import dev.gputop.config.ReceiverContext;
 import dev.gputop.config.ReceiverProvider;
+// internal: suppressing the Java agent's instrumentation has no public API; this is the context
+// key the SDK's own exporters set and the agent honours (see the class comment).
 import io.opentelemetry.exporter.internal.InstrumentationUtil;
 import java.util.ArrayList;
 import java.util.List;

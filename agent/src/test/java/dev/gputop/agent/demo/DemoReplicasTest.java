@@ -3,6 +3,7 @@ package dev.gputop.agent.demo;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.gputop.testing.ManualClock;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

@@ -1,10 +1,10 @@
 package dev.gputop.agent.demo;
 
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.gputop.testing.SharedFixtures;
+import dev.gputop.testing.ManualClock;
 import java.io.IOException;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 
@@ -15,13 +15,9 @@ final class Fixtures {
 
   private Fixtures() {}
 
-  /** A file of ../shared/fixtures, or the test is skipped when that folder is absent. */
+  /** A file of ../shared/fixtures; skipped with the reason printed when absent, failed in CI. */
   static String shared(String relative) throws IOException {
-    String dir = System.getProperty("gputop.shared.dir");
-    assumeTrue(dir != null, "gputop.shared.dir not set");
-    Path p = Path.of(dir, "fixtures", relative);
-    assumeTrue(Files.isRegularFile(p), "shared fixture absent: " + p);
-    return Files.readString(p);
+    return Files.readString(SharedFixtures.file("fixtures/" + relative));
   }
 
   /** Replicas on a manual clock, without restarts, advanced by {@code warmup}. */

@@ -3,6 +3,7 @@ package dev.gputop.agent.demo;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.data.Offset.offset;
 
+import dev.gputop.testing.ManualClock;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;

@@ -3,6 +3,7 @@ package dev.gputop.agent.demo;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.data.Offset.offset;
 
+import dev.gputop.testing.ManualClock;
 import dev.gputop.inference.engine.Engine;
 import dev.gputop.inference.engine.EngineMapper;
 import dev.gputop.inference.parse.Exposition;

@@ -2,6 +2,7 @@ package dev.gputop.agent.demo;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.gputop.testing.ManualClock;
 import java.time.Duration;
 import java.util.List;
 import java.util.stream.Collectors;

@@ -2,6 +2,7 @@ package dev.gputop.agent.demo;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.gputop.testing.ManualClock;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

@@ -160,12 +160,14 @@ public final class InferenceMetrics implements AutoCloseable {
                 record(m, l.mean(), p.attributes());
               }
             })));
+    // ".observations", not ".count": Prometheus reserves a _count suffix for histograms and
+    // summaries, and promtool flags a gauge that ends in it (PromtoolLintIT).
     registrations.add(
-        meter.gaugeBuilder(base + ".count")
+        meter.gaugeBuilder(base + ".observations")
             .setDescription(what + ": observations in the window.")
             .setUnit("{request}")
             .ofLongs()
-            .buildWithCallback(m -> eachPoint(base + ".count", p -> {
+            .buildWithCallback(m -> eachPoint(base + ".observations", p -> {
               LatencyStats l = value.apply(p.stats());
               if (l != null && l.count() != null) {
                 m.record(l.count(), p.attributes());

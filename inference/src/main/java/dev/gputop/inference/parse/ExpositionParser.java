@@ -38,7 +38,7 @@ import java.util.concurrent.ThreadLocalRandom;
  * keys, so a server that invents new series on every scrape costs time, not memory.
  *
  * <p>Not thread-safe: an instance is used by one thread at a time (one per scraped server, on the
- * scrape task of that server). The {@link Exposition}s it returns are immutable and can be shared.
+ * inference receiver's refresh thread, after the scrape cycle fetched the bytes). The {@link Exposition}s it returns are immutable and can be shared.
  *
  * <pre>{@code
  * ExpositionParser parser = new ExpositionParser(ParserLimits.defaults());

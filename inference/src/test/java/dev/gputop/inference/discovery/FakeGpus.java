@@ -1,7 +1,7 @@
 package dev.gputop.inference.discovery;
 
-import dev.gputop.nvml.GpuProcess;
-import dev.gputop.nvml.GpuProcessSource;
+import dev.gputop.config.services.GpuProcess;
+import dev.gputop.config.services.GpuProcessSource;
 import java.util.ArrayList;
 import java.util.List;
 

@@ -2,18 +2,13 @@ package dev.gputop.inference.discovery;
 
 import com.sun.jna.Library;
 import com.sun.jna.Native;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
+import dev.gputop.testing.FakeNvmlLibrary;
 import java.nio.file.Path;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Assumptions;
 
 /**
- * The fake libnvidia-ml of the nvml module (nvml/src/test/c/fake_nvml.c), compiled with gcc into
- * target/fake-nvml on first use, with the scripting calls discovery tests need. Tests that use it
- * are skipped when gcc or the source is missing.
+ * The fake libnvidia-ml of the nvml module (nvml/src/test/c/fake_nvml.c), compiled by
+ * test-support's {@link FakeNvmlLibrary} on first use, with the scripting calls discovery tests
+ * need. Without gcc, tests that use it are skipped locally and fail in CI.
  */
 final class FakeNvml {
 
@@ -29,30 +24,11 @@ final class FakeNvml {
 
   private FakeNvml() {}
 
+  /** The library, built by test-support's {@link FakeNvmlLibrary} (which skips or fails without gcc). */
   static synchronized Path path() {
-    if (library != null) {
-      return library;
+    if (library == null) {
+      library = FakeNvmlLibrary.build();
     }
-    Path source = Path.of("../nvml/src/test/c/fake_nvml.c").toAbsolutePath().normalize();
-    Assumptions.assumeTrue(Files.isRegularFile(source), "fake NVML source " + source + " is missing");
-    Path out = Path.of("target/fake-nvml/libnvidia-ml.so.1").toAbsolutePath();
-    try {
-      Files.createDirectories(out.getParent());
-      Process gcc = new ProcessBuilder(List.of("gcc", "-shared", "-fPIC", "-O2", "-o", out.toString(), source.toString()))
-          .redirectErrorStream(true)
-          .start();
-      String output = new String(gcc.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-      if (!gcc.waitFor(120, TimeUnit.SECONDS) || gcc.exitValue() != 0) {
-        gcc.destroyForcibly();
-        throw new IllegalStateException("gcc failed: " + output);
-      }
-    } catch (IOException e) {
-      Assumptions.abort("gcc is needed to build the fake libnvidia-ml: " + e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    }
-    library = out;
     return library;
   }
 

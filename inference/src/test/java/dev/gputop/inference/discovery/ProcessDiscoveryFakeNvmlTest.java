@@ -2,14 +2,15 @@ package dev.gputop.inference.discovery;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.gputop.testing.ManualClock;
 import dev.gputop.config.AgentConfig;
 import dev.gputop.config.DiscoveryConfig;
 import dev.gputop.config.DiscoveryConfig.Scope;
 import dev.gputop.config.InferenceConfig;
 import dev.gputop.config.KubernetesConfig;
 import dev.gputop.config.NvmlConfig;
-import dev.gputop.inference.testing.TestReceiverContext;
-import dev.gputop.nvml.GpuProcessSource;
+import dev.gputop.testing.TestReceiverContext;
+import dev.gputop.config.services.GpuProcessSource;
 import dev.gputop.nvml.NvmlReceiver;
 import java.nio.file.Path;
 import java.util.Comparator;
@@ -37,7 +38,7 @@ class ProcessDiscoveryFakeNvmlTest {
   @TempDir Path tmp;
   FakeEngines engines;
   NvmlReceiver nvml;
-  final TestClock clock = new TestClock();
+  final ManualClock clock = new ManualClock(1_000_000_000L, 1_700_000_001_000_000_000L);
 
   @BeforeEach
   void setUp() throws Exception {

@@ -2,6 +2,7 @@ package dev.gputop.inference.discovery;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.gputop.testing.ManualClock;
 import com.sun.net.httpserver.HttpServer;
 import dev.gputop.config.DiscoveryConfig;
 import dev.gputop.config.DiscoveryConfig.Scope;
@@ -32,7 +33,7 @@ class ProcessDiscoveryKubeletTest {
   @TempDir Path tmp;
   HttpServer kubelet;
   final AtomicInteger listed = new AtomicInteger();
-  final TestClock clock = new TestClock();
+  final ManualClock clock = new ManualClock(1_000_000_000L, 1_700_000_001_000_000_000L);
 
   @BeforeEach
   void setUp() throws Exception {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.gputop.config.DiscoveryConfig;
 import dev.gputop.config.DiscoveryConfig.Scope;
+import dev.gputop.testing.ManualClock;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -33,7 +34,7 @@ class ProcessDiscoveryNewEnginesTest {
 
   @TempDir Path tmp;
   FakeEngines engines;
-  final TestClock clock = new TestClock();
+  final ManualClock clock = new ManualClock(1_000_000_000L, 1_700_000_001_000_000_000L);
   final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
   @BeforeEach

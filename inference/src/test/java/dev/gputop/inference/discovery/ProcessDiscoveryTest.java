@@ -2,6 +2,7 @@ package dev.gputop.inference.discovery;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.gputop.testing.ManualClock;
 import dev.gputop.config.DiscoveryConfig;
 import dev.gputop.config.DiscoveryConfig.Scope;
 import dev.gputop.inference.discovery.kubernetes.PodInfo;
@@ -21,7 +22,7 @@ class ProcessDiscoveryTest {
 
   @TempDir Path tmp;
   FakeProc proc;
-  final TestClock clock = new TestClock();
+  final ManualClock clock = new ManualClock(1_000_000_000L, 1_700_000_001_000_000_000L);
 
   @BeforeEach
   void setUp() {

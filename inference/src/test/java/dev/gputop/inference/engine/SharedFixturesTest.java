@@ -2,6 +2,8 @@ package dev.gputop.inference.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.gputop.testing.Ci;
+import dev.gputop.testing.SharedFixtures;
 import dev.gputop.inference.stats.ServerStats;
 import dev.gputop.inference.stats.WindowStatistics;
 import dev.gputop.inference.testing.TextExpositions;
@@ -15,7 +17,6 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -75,10 +76,9 @@ class SharedFixturesTest {
 
   @BeforeEach
   void locate() {
-    String dir = System.getProperty("gputop.shared.dir");
-    Assumptions.assumeTrue(dir != null, "gputop.shared.dir not set");
-    root = Path.of(dir, "fixtures");
-    Assumptions.assumeTrue(Files.isDirectory(root), "no shared fixtures at " + root);
+    // skipped with the reason printed when ../shared is absent, a failure in CI
+    root = SharedFixtures.dir().resolve("fixtures");
+    Ci.require(Files.isDirectory(root), "no shared fixtures at " + root);
   }
 
   private ServerScrape scrape(String file) {

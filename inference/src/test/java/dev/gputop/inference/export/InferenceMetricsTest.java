@@ -65,8 +65,8 @@ class InferenceMetricsTest {
           "gputop.inference.generation_tokens.rate", "gputop.inference.preemption.rate",
           "gputop.inference.ttft", "gputop.inference.itl", "gputop.inference.e2e", "gputop.inference.queue",
           "gputop.inference.ttft.mean", "gputop.inference.itl.mean", "gputop.inference.e2e.mean",
-          "gputop.inference.queue.mean", "gputop.inference.ttft.count", "gputop.inference.itl.count",
-          "gputop.inference.e2e.count", "gputop.inference.queue.count",
+          "gputop.inference.queue.mean", "gputop.inference.ttft.observations", "gputop.inference.itl.observations",
+          "gputop.inference.e2e.observations", "gputop.inference.queue.observations",
           "gputop.inference.ttft_approx.mean");
       MetricData running = metric(all, "gputop.inference.requests.running");
       assertThat(running.getUnit()).isEqualTo("{request}");
@@ -82,7 +82,7 @@ class InferenceMetricsTest {
       assertThat(ttft.getDoubleGaugeData().getPoints())
           .extracting(p -> p.getAttributes().get(AttributeKey.stringKey("quantile")) + "=" + p.getValue())
           .containsExactlyInAnyOrder("0.5=0.25", "0.9=0.6", "0.99=0.9");
-      assertThat(metric(all, "gputop.inference.ttft.count").getLongGaugeData().getPoints())
+      assertThat(metric(all, "gputop.inference.ttft.observations").getLongGaugeData().getPoints())
           .singleElement().satisfies(p -> assertThat(p.getValue()).isEqualTo(40));
       assertThat(metric(all, "gputop.inference.up").getLongGaugeData().getPoints())
           .singleElement().satisfies(p -> {
@@ -104,7 +104,7 @@ class InferenceMetricsTest {
       assertThat(metric(all, "gputop.inference.ttft")).isNull();
       assertThat(metric(all, "gputop.inference.preemption.rate")).isNull();
       assertThat(metric(all, "gputop.inference.itl")).isNull();
-      assertThat(points(metric(all, "gputop.inference.itl.count"))).hasSize(1);
+      assertThat(points(metric(all, "gputop.inference.itl.observations"))).hasSize(1);
       assertThat(points(metric(all, "gputop.inference.request.rate"))).hasSize(1);
       // The approximation has its own name; it never fills the TTFT gauges.
       assertThat(metric(all, "gputop.inference.ttft_approx.mean").getDoubleGaugeData().getPoints())

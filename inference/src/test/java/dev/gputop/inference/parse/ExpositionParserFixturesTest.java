@@ -1,8 +1,9 @@
 package dev.gputop.inference.parse;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.gputop.testing.Ci;
+import dev.gputop.testing.SharedFixtures;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -25,11 +26,10 @@ class ExpositionParserFixturesTest {
 
   private final ExpositionParser parser = new ExpositionParser(ParserLimits.defaults());
 
+  /** ../shared/fixtures: skipped with the reason printed when absent, a failure in CI. */
   private static Path fixtures() {
-    String dir = System.getProperty("gputop.shared.dir");
-    assumeTrue(dir != null, "gputop.shared.dir is not set");
-    Path path = Path.of(dir, "fixtures");
-    assumeTrue(Files.isDirectory(path), "no shared fixtures at " + path);
+    Path path = SharedFixtures.dir().resolve("fixtures");
+    Ci.require(Files.isDirectory(path), "no shared fixtures at " + path);
     return path;
   }
 

@@ -18,6 +18,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -249,11 +250,15 @@ class HttpScraperDeadlineTest {
   void scrapeAll_manyTargets_neverMoreInFlightThanTheConcurrency() throws Exception {
     AtomicInteger active = new AtomicInteger();
     AtomicInteger maxActive = new AtomicInteger();
+    // The first requests are held until three are in flight at once (an event, not a guessed
+    // sleep): however slow the machine, the scraper then has had every chance to exceed its limit.
+    CountDownLatch threeInFlight = new CountDownLatch(3);
     RawServer counting = track(new RawServer(socket -> {
       RawServer.readRequest(socket);
       maxActive.accumulateAndGet(active.incrementAndGet(), Math::max);
       try {
-        Thread.sleep(150);
+        threeInFlight.countDown();
+        threeInFlight.await(8, TimeUnit.SECONDS);
       } finally {
         active.decrementAndGet();
       }

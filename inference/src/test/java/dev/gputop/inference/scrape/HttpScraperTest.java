@@ -1,8 +1,8 @@
 package dev.gputop.inference.scrape;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assumptions.assumeThat;
 
+import dev.gputop.testing.SharedFixtures;
 import dev.gputop.config.Clock;
 import dev.gputop.config.ScrapeConfig;
 import dev.gputop.config.TlsConfig;
@@ -249,9 +249,7 @@ class HttpScraperTest {
 
   @Test
   void scrapeAll_sharedTgiFixtureOverGzip_arrivesByteForByte() throws Exception {
-    Path fixture = Path.of(System.getProperty("gputop.shared.dir", "../shared"),
-        "fixtures", "tgi", "datadog-hugging-face-tgi-payload-partial.prom");
-    assumeThat(Files.isRegularFile(fixture)).as("shared fixtures present").isTrue();
+    Path fixture = SharedFixtures.file("fixtures/tgi/datadog-hugging-face-tgi-payload-partial.prom");
     byte[] payload = Files.readAllBytes(fixture);
     TestHttpServer server = track(TestHttpServer.http()).handle("/metrics", exchange -> {
       exchange.getResponseHeaders().set("Content-Encoding", "gzip");

@@ -5,41 +5,22 @@ import static dev.gputop.inference.scrape.HttpScraperTest.EXPOSITION;
 import static dev.gputop.inference.scrape.HttpScraperTest.bytes;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.gputop.config.Clock;
+import dev.gputop.testing.ManualClock;
 import dev.gputop.inference.scrape.ScrapeResult.Outcome;
 import io.opentelemetry.api.OpenTelemetry;
+import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 /** A server that answers with something other than HTTP is left alone for a while. */
 class ProtocolBackoffTest {
 
   /** Monotonic time moved by the test; wall time fixed. */
-  static final class ManualClock implements Clock {
-    final AtomicLong nanos = new AtomicLong(1_000_000_000L);
-
-    @Override
-    public long epochNanos() {
-      return 1_700_000_000_000_000_000L;
-    }
-
-    @Override
-    public long nanoTime() {
-      return nanos.get();
-    }
-
-    void advance(long seconds) {
-      nanos.addAndGet(TimeUnit.SECONDS.toNanos(seconds));
-    }
-  }
-
   @Test
   void scrapeAll_invalidResponse_pausesTheServerAndDoublesThePause() throws Exception {
     AtomicBoolean healthy = new AtomicBoolean();
-    ManualClock clock = new ManualClock();
+    ManualClock clock = new ManualClock(1_000_000_000L, 1_700_000_000_000_000_000L);
     try (RawServer server = new RawServer(socket -> {
           RawServer.readRequest(socket);
           if (healthy.get()) {
@@ -55,15 +36,15 @@ class ProtocolBackoffTest {
 
       ScrapeResult first = scraper.scrapeAll(target).get(0);
       ScrapeResult paused = scraper.scrapeAll(target).get(0);
-      clock.advance(29);
+      clock.advance(Duration.ofSeconds(29));
       ScrapeResult stillPaused = scraper.scrapeAll(target).get(0);
-      clock.advance(2);
+      clock.advance(Duration.ofSeconds(2));
       ScrapeResult second = scraper.scrapeAll(target).get(0);
-      clock.advance(31);
+      clock.advance(Duration.ofSeconds(31));
       ScrapeResult pausedLonger = scraper.scrapeAll(target).get(0);
       int connectionsWhilePaused = server.connections.get();
       healthy.set(true);
-      clock.advance(30);
+      clock.advance(Duration.ofSeconds(30));
       ScrapeResult recovered = scraper.scrapeAll(target).get(0);
       ScrapeResult next = scraper.scrapeAll(target).get(0);
 

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
-import dev.gputop.config.Clock;
+import dev.gputop.testing.ManualClock;
 import dev.gputop.config.KubernetesConfig;
 import java.io.IOException;
 import java.io.InputStream;
@@ -39,7 +39,7 @@ class KubernetesPodsTest {
   final AtomicInteger status = new AtomicInteger(200);
   final List<String> requests = new CopyOnWriteArrayList<>();
   final List<String> authorizations = new CopyOnWriteArrayList<>();
-  final ManualClock clock = new ManualClock();
+  final ManualClock clock = new ManualClock(5_000_000_000L, 5_000_000_000L);
   Path token;
 
   @BeforeEach
@@ -200,23 +200,5 @@ class KubernetesPodsTest {
     assertThat(PodList.stripRuntime("cri-o://abc")).isEqualTo("abc");
     assertThat(PodList.stripRuntime("other://abc")).isEqualTo("abc");
     assertThat(PodList.stripRuntime("")).isNull();
-  }
-
-  static final class ManualClock implements Clock {
-    private long nanos = 5_000_000_000L;
-
-    @Override
-    public long epochNanos() {
-      return nanos;
-    }
-
-    @Override
-    public long nanoTime() {
-      return nanos;
-    }
-
-    void advance(Duration d) {
-      nanos += d.toNanos();
-    }
   }
 }

@@ -2,6 +2,7 @@ package dev.gputop.inference.discovery.kubernetes;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.gputop.testing.ManualClock;
 import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsServer;
 import dev.gputop.config.KubernetesConfig;
@@ -35,7 +36,7 @@ class KubernetesPodsTlsTest {
   HttpsServer server;
   Path caFile;
   Path wrongCaFile;
-  final KubernetesPodsTest.ManualClock clock = new KubernetesPodsTest.ManualClock();
+  final ManualClock clock = new ManualClock(5_000_000_000L, 5_000_000_000L);
 
   @BeforeEach
   void setUp() throws Exception {

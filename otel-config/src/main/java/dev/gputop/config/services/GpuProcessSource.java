@@ -1,4 +1,4 @@
-package dev.gputop.nvml;
+package dev.gputop.config.services;
 
 import java.util.List;
 

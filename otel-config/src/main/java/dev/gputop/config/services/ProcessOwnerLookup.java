@@ -1,4 +1,4 @@
-package dev.gputop.nvml;
+package dev.gputop.config.services;
 
 /**
  * Which inference server a process belongs to, so per-process GPU metrics and the snapshot's

@@ -1,4 +1,4 @@
-package dev.gputop.nvml;
+package dev.gputop.config.services;
 
 /**
  * One process using one GPU, as NVML reports it. A process on two GPUs appears twice. Immutable.

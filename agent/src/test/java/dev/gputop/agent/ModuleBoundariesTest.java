@@ -1,0 +1,115 @@
+package dev.gputop.agent;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The boundaries docs/ARCHITECTURE.md promises, checked on the sources of every module: the
+ * receivers meet only through otel-config's SPI, OpenTelemetry's internal packages are used only
+ * where a comment says why, and tests share one manual clock and one gcc build of the fake NVML.
+ */
+class ModuleBoundariesTest {
+
+  private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
+
+  private static List<Path> javaFiles(String... dirs) {
+    List<Path> out = new ArrayList<>();
+    try (Stream<Path> modules = Files.list(ROOT)) {
+      for (Path module : modules.filter(Files::isDirectory).toList()) {
+        for (String dir : dirs) {
+          Path src = module.resolve(dir);
+          if (Files.isDirectory(src)) {
+            try (Stream<Path> files = Files.walk(src)) {
+              files.filter(p -> p.toString().endsWith(".java")).forEach(out::add);
+            }
+          }
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    assertThat(out).as("sources under " + ROOT).isNotEmpty();
+    return out;
+  }
+
+  private static List<String> lines(Path p) {
+    try {
+      return Files.readAllLines(p, StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static String name(Path p) {
+    return ROOT.relativize(p).toString();
+  }
+
+  @Test
+  void inference_mainCodeDoesNotDependOnNvml() {
+    List<String> offenders = new ArrayList<>();
+    for (Path p : javaFiles("src/main/java")) {
+      if (name(p).startsWith("inference/")) {
+        lines(p).stream().filter(l -> l.startsWith("import dev.gputop.nvml"))
+            .forEach(l -> offenders.add(name(p) + ": " + l));
+      }
+    }
+    assertThat(offenders).isEmpty();
+  }
+
+  @Test
+  void openTelemetryInternals_onlyWithACommentSayingWhy() {
+    List<String> offenders = new ArrayList<>();
+    for (Path p : javaFiles("src/main/java")) {
+      List<String> lines = lines(p);
+      for (int i = 0; i < lines.size(); i++) {
+        String l = lines.get(i);
+        if (l.startsWith("import io.opentelemetry.") && l.contains(".internal.")) {
+          // A comment right above the import (or the block of imports it heads) says why.
+          boolean explained = false;
+          for (int j = i - 1; j >= 0 && !explained; j--) {
+            String above = lines.get(j);
+            if (above.startsWith("//")) {
+              explained = true;
+            } else if (!above.startsWith("import io.opentelemetry.") || !above.contains(".internal.")) {
+              break;
+            }
+          }
+          if (!explained) {
+            offenders.add(name(p) + ":" + (i + 1) + ": " + l);
+          }
+        }
+      }
+    }
+    assertThat(offenders).as("each needs a comment right above it saying why no public API serves").isEmpty();
+  }
+
+  @Test
+  void tests_shareOneManualClockAndOneFakeNvmlBuild() {
+    List<String> clocks = new ArrayList<>();
+    List<String> gcc = new ArrayList<>();
+    for (Path p : javaFiles("src/test/java", "src/main/java")) {
+      String n = name(p);
+      if (n.startsWith("test-support/")) {
+        continue;
+      }
+      String text = String.join("\n", lines(p));
+      if (n.contains("/src/test/") && text.matches("(?s).*\\bclass \\w+ implements Clock\\b.*")) {
+        clocks.add(n);
+      }
+      if (text.contains("\"gcc\"")) {
+        gcc.add(n);
+      }
+    }
+    assertThat(clocks).as("use test-support's ManualClock").isEmpty();
+    assertThat(gcc).as("build the fake NVML with test-support's FakeNvmlLibrary").isEmpty();
+  }
+}
