@@ -1,18 +1,28 @@
 package dev.gputop.agent.demo;
 
+import dev.gputop.inference.parse.Exposition;
+import dev.gputop.inference.parse.ExpositionFormatException;
+import dev.gputop.inference.parse.ExpositionParser;
+import dev.gputop.inference.parse.Labels;
+import dev.gputop.inference.parse.MetricFamily;
+import dev.gputop.inference.parse.MetricType;
+import dev.gputop.inference.parse.ParserLimits;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
- * A strict line-based reader of the Prometheus text format 0.0.4, for checking the demo writers
- * until the project's ExpositionParser is on main. It rejects what a Prometheus server would
- * reject: bad names, bad label syntax, unparsable values, TYPE after samples, samples that don't
- * belong to their family, duplicate series, non-cumulative histograms. Not thread-safe.
+ * The demo writers' output read by the agent's own {@link ExpositionParser} (the one every scrape
+ * goes through), as families and samples the writer tests can look into. On top of what the parser
+ * rejects it checks what a Prometheus server would also refuse and the parser tolerates: a body
+ * without its final newline, a sample whose family has no TYPE, the same series twice, a histogram
+ * whose buckets are not cumulative or whose {@code +Inf} bucket differs from {@code _count}. Not
+ * thread-safe.
  */
 final class MiniExposition {
 
@@ -23,12 +33,6 @@ final class MiniExposition {
   }
 
   record Family(String name, String type, String help, List<Sample> samples) {}
-
-  private static final Pattern NAME = Pattern.compile("[a-zA-Z_:][a-zA-Z0-9_:]*");
-  private static final Pattern SAMPLE =
-      Pattern.compile("([a-zA-Z_:][a-zA-Z0-9_:]*)(\\{(.*)\\})? (\\S+)");
-  private static final Pattern LABEL =
-      Pattern.compile("([a-zA-Z_][a-zA-Z0-9_]*)=\"((?:[^\"\\\\]|\\\\.)*)\"(,|$)");
 
   final Map<String, Family> families = new LinkedHashMap<>();
   final List<String> order = new ArrayList<>();
@@ -43,119 +47,44 @@ final class MiniExposition {
     if (!text.isEmpty() && !text.endsWith("\n")) {
       throw new IllegalArgumentException("exposition must end with a newline");
     }
-    Map<String, String> help = new TreeMap<>();
-    Map<String, String> type = new TreeMap<>();
-    Map<String, List<Sample>> samples = new LinkedHashMap<>();
-    java.util.Set<String> seen = new java.util.HashSet<>();
-    int n = 0;
-    for (String line : text.split("\n", -1)) {
-      n++;
-      if (line.isEmpty()) {
-        continue;
-      }
-      if (line.startsWith("# HELP ") || line.startsWith("# TYPE ")) {
-        String[] p = line.substring(7).split(" ", 2);
-        if (!NAME.matcher(p[0]).matches() || p.length < 2) {
-          throw new IllegalArgumentException("line " + n + ": bad metadata: " + line);
-        }
-        if (line.startsWith("# HELP ")) {
-          if (help.put(p[0], p[1]) != null) {
-            throw new IllegalArgumentException("line " + n + ": second HELP for " + p[0]);
-          }
-        } else {
-          if (!p[1].matches("counter|gauge|histogram|summary|untyped")) {
-            throw new IllegalArgumentException("line " + n + ": bad type " + p[1]);
-          }
-          if (samples.containsKey(p[0])) {
-            throw new IllegalArgumentException("line " + n + ": TYPE after samples of " + p[0]);
-          }
-          if (type.put(p[0], p[1]) != null) {
-            throw new IllegalArgumentException("line " + n + ": second TYPE for " + p[0]);
-          }
-        }
-        addFamily(p[0]);
-        continue;
-      }
-      if (line.startsWith("#")) {
-        continue;
-      }
-      Matcher m = SAMPLE.matcher(line);
-      if (!m.matches()) {
-        throw new IllegalArgumentException("line " + n + ": bad sample: " + line);
-      }
-      Map<String, String> labels = new LinkedHashMap<>();
-      if (m.group(3) != null && !m.group(3).isEmpty()) {
-        Matcher l = LABEL.matcher(m.group(3));
-        int pos = 0;
-        while (pos < m.group(3).length()) {
-          if (!l.find(pos) || l.start() != pos) {
-            throw new IllegalArgumentException("line " + n + ": bad labels: " + line);
-          }
-          if (labels.put(l.group(1), l.group(2)) != null) {
-            throw new IllegalArgumentException("line " + n + ": duplicate label: " + line);
-          }
-          pos = l.end();
-        }
-      }
-      double value = value(m.group(4), n);
-      String name = m.group(1);
-      String family = familyOf(name, type);
-      if (!seen.add(name + labels)) {
-        throw new IllegalArgumentException("line " + n + ": duplicate series " + name + labels);
-      }
-      addFamily(family);
-      samples.computeIfAbsent(family, k -> new ArrayList<>()).add(new Sample(name, labels, value));
+    Exposition exposition;
+    try {
+      exposition = new ExpositionParser(ParserLimits.defaults()).parse(text);
+    } catch (ExpositionFormatException ex) {
+      throw new IllegalArgumentException(ex.getMessage(), ex);
     }
-    for (String f : order) {
-      families.put(f, new Family(f, type.getOrDefault(f, "untyped"), help.get(f),
-          samples.getOrDefault(f, List.of())));
-    }
-    for (Family f : families.values()) {
-      if (f.type().equals("histogram")) {
-        checkHistogram(f);
+    Set<String> seen = new HashSet<>();
+    for (MetricFamily f : exposition.families()) {
+      if (f.type() == MetricType.UNTYPED && !f.samples().isEmpty()) {
+        throw new IllegalArgumentException("sample " + f.name() + " has no TYPE");
+      }
+      List<Sample> samples = new ArrayList<>(f.samples().size());
+      for (dev.gputop.inference.parse.Sample s : f.samples()) {
+        Map<String, String> labels = labels(s.labels());
+        if (!seen.add(s.name() + labels)) {
+          throw new IllegalArgumentException("duplicate series " + s.name() + labels);
+        }
+        samples.add(new Sample(s.name(), labels, s.value()));
+      }
+      Family family = new Family(f.name(), f.type().name().toLowerCase(Locale.ROOT), f.help(), samples);
+      families.put(f.name(), family);
+      order.add(f.name());
+      if (f.type() == MetricType.HISTOGRAM) {
+        checkHistogram(family);
       }
     }
   }
 
-  private void addFamily(String f) {
-    if (!order.contains(f)) {
-      order.add(f);
+  private static Map<String, String> labels(Labels labels) {
+    Map<String, String> out = new LinkedHashMap<>();
+    for (int i = 0; i < labels.size(); i++) {
+      out.put(labels.name(i), labels.value(i));
     }
+    return out;
   }
 
-  private static String familyOf(String name, Map<String, String> type) {
-    for (String suffix : new String[] {"_bucket", "_count", "_sum"}) {
-      if (name.endsWith(suffix)) {
-        String base = name.substring(0, name.length() - suffix.length());
-        String t = type.get(base);
-        if ("histogram".equals(t) || ("summary".equals(t) && !suffix.equals("_bucket"))) {
-          return base;
-        }
-      }
-    }
-    if (!type.containsKey(name)) {
-      throw new IllegalArgumentException("sample " + name + " has no TYPE");
-    }
-    return name;
-  }
-
-  private static double value(String s, int line) {
-    switch (s) {
-      case "+Inf":
-      case "inf":
-        return Double.POSITIVE_INFINITY;
-      case "-Inf":
-        return Double.NEGATIVE_INFINITY;
-      case "NaN":
-      case "nan":
-        return Double.NaN;
-      default:
-        try {
-          return Double.parseDouble(s);
-        } catch (NumberFormatException e) {
-          throw new IllegalArgumentException("line " + line + ": bad value " + s);
-        }
-    }
+  private static double le(String s) {
+    return s.equals("+Inf") ? Double.POSITIVE_INFINITY : Double.parseDouble(s);
   }
 
   private static void checkHistogram(Family f) {
@@ -174,7 +103,7 @@ final class MiniExposition {
       double prevLe = Double.NEGATIVE_INFINITY;
       double prev = 0;
       for (Sample b : e.getValue()) {
-        double le = value(b.label("le"), 0);
+        double le = le(b.label("le"));
         if (!(le > prevLe) || b.value() < prev) {
           throw new IllegalArgumentException(f.name() + e.getKey() + ": buckets not increasing at le=" + b.label("le"));
         }
