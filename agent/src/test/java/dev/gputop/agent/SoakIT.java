@@ -35,15 +35,35 @@ import org.junit.jupiter.api.io.TempDir;
  * the maximum) of the last third of the samples is compared with the first third's, within the
  * tolerances explained at {@link #assertFlat}.
  *
- * <p>In the suite it runs 5 minutes ({@code -Dgputop.soak.duration=5m}, the default); the
- * documented 1-hour run ({@code docs/RELIABILITY.md}) is the same test with {@code
- * -Dgputop.soak.duration=60m -Dgputop.soak.sample=1m}. The samples go to {@code
- * target/soak/samples.csv}.
+ * <p>In the suite ({@code ./mvnw -B verify}) it runs 5 minutes with a sample every 10 s (the
+ * defaults of {@code -Dgputop.soak.duration} and {@code -Dgputop.soak.sample}); the documented
+ * 1-hour run ({@code docs/RELIABILITY.md}) is the same test with {@code
+ * -Dgputop.soak.duration=60m -Dgputop.soak.sample=1m}. The agent runs with {@code
+ * inference.window: 30s} so that what fills up during the first minutes is full early (see
+ * {@link #WARM_UP_MILLIS}). The samples go to {@code target/soak/samples.csv}.
  */
 class SoakIT {
 
   /** Serial GC's {@code GC.heap_info}: the young and the tenured generation, each "total NK, used NK". */
   private static final Pattern GENERATION_USED = Pattern.compile("generation\\s+total \\d+K, used (\\d+)K");
+
+  /**
+   * The samples before this are not compared: what the agent fills once and then keeps at a fixed
+   * size is full by then. The inference window ({@link #WINDOW}, 30 s) holds every server's
+   * scrapes of the last 30 s; from 30 s on, each scrape added drops one, so by twice the window
+   * the window's content has been replaced once at its full size. The history rings
+   * ({@code History}: 1200 points per series for 10 minutes) are allocated whole when a server is
+   * first seen, at the first scrape, so they do not fill the heap over the 10 minutes. The throttled
+   * failure log holds one entry per failing endpoint from the first failure on. What the JIT
+   * compiles and metaspace are not on the heap (they are in RSS, whose tolerance allows for them).
+   */
+  static final long WARM_UP_MILLIS = 60_000;
+
+  /** The agent's {@code inference.window} in the soak: short, so that it is full early. */
+  static final String WINDOW = "30s";
+
+  /** Full GCs per sample; the sample's heap is their least. */
+  static final int GCS_PER_SAMPLE = 4;
 
   @TempDir Path dir;
 
@@ -52,12 +72,8 @@ class SoakIT {
 
   @Test
   void soak_replicasAndHostileEndpoints_nothingGrows() throws Exception {
-    // Opt-in until the heap criterion is stable at 5 minutes: a 5-minute run's thirds hold four
-    // samples, and the least heap after GC of four varied from 12 to 31 MiB between thirds.
-    org.junit.jupiter.api.Assumptions.assumeTrue(System.getProperty("gputop.soak.duration") != null,
-        "the soak runs with -Dgputop.soak.duration=D (docs/RELIABILITY.md)");
     Duration duration = Duration.parse("PT" + System.getProperty("gputop.soak.duration", "5m").toUpperCase());
-    Duration every = Duration.parse("PT" + System.getProperty("gputop.soak.sample", "15s").toUpperCase());
+    Duration every = Duration.parse("PT" + System.getProperty("gputop.soak.sample", "10s").toUpperCase());
     Path out = Path.of("target", "soak");
     Files.createDirectories(out);
     AtomicLong exports = new AtomicLong();
@@ -114,20 +130,25 @@ class SoakIT {
   }
 
   /**
-   * Compares the last third of the samples with the first third, after dropping the first 1m 30s
-   * (the 1 m window filling, the JIT warming up, the HTTP clients' first connections). Tolerances:
+   * Compares the last third of the samples with the first third, after the warm-up ({@link
+   * #WARM_UP_MILLIS}). At 5 minutes with a sample every 10 s each third holds 8 samples. Tolerances:
    *
    * <ul>
-   *   <li>heap after a full GC (each sample the least of three GCs half a second apart), the
-   *       least of each third: +15% and 8 MiB. After a full GC what is left is what the agent
-   *       keeps (windows bounded by time, string tables, the last results) plus whatever a scrape
-   *       in flight holds at that instant: the 300k-series body alone is 11 MiB, and parsing it
-   *       more, so single GCs differ by up to 80 MiB (measured over an hour: 43 to 130 MiB).
-   *       In-flight data only adds, so the least of a third is the retained heap; a leak raises
-   *       that floor. 8 MiB is a leak of 2 KiB per scrape of the 14 servers over the 5-minute
-   *       run, or 130 bytes per scrape over the hour;
-   *   <li>RSS: +10% and 8 MiB: the heap is fixed and pre-touched, so RSS moves with metaspace,
-   *       the code cache (the JIT still compiling in the first minutes) and thread stacks;
+   *   <li>heap after a full GC, the second-least of each third: +10% and 8 MiB. Each sample is
+   *       the least of {@link #GCS_PER_SAMPLE} full GCs a second apart. After a full GC what is
+   *       left is what the agent keeps (windows bounded by time, string tables, the last results)
+   *       plus whatever a scrape in flight holds at that instant: the 300k-series body alone is
+   *       11 MiB, and parsing it more, so single GCs differ by up to 80 MiB (an hour: 43 to 130
+   *       MiB). In-flight data only adds, so the least of many GCs is the retained heap; a leak raises that floor, noise only lifts single GCs. The
+   *       second-least rather than the least: one GC now and then lands in a moment when almost
+   *       nothing is in flight (a 5-minute run measured 19.9 MiB once among first-third samples of 35-52), and
+   *       one such sample in the first third alone would fail a run that does not grow. 8 MiB
+   *       between thirds that start 160 s apart (5-minute run; a leak's least in a third is at
+   *       its start) is a leak of 50 KiB/s, 11 KiB per scrape of the 14 servers every 3 s; over
+   *       the hour (thirds about 20 minutes apart), about 1.5 KiB per scrape;
+   *   <li>RSS, the mean: +10% and 8 MiB: the heap is fixed and pre-touched, so RSS moves with
+   *       metaspace, the code cache (the JIT still compiling in the first minutes) and thread
+   *       stacks; this bounds it, it does not find small native leaks;
    *   <li>threads: the maximum may rise by 4: the HTTP client's worker threads come and go (idle
    *       ones end after 10 s), at most one per endpoint that is mid-scrape;
    *   <li>open file descriptors: the maximum may rise by 8: one socket per endpoint mid-scrape;
@@ -136,13 +157,14 @@ class SoakIT {
    * </ul>
    */
   static void assertFlat(List<Sample> all) {
-    List<Sample> samples = all.stream().filter(s -> s.atMillis() >= 90_000).toList();
+    List<Sample> samples = all.stream().filter(s -> s.atMillis() >= WARM_UP_MILLIS).toList();
     assertThat(samples).as("samples after the warm-up").hasSizeGreaterThanOrEqualTo(6);
     int third = samples.size() / 3;
     List<Sample> first = samples.subList(0, third);
     List<Sample> last = samples.subList(samples.size() - third, samples.size());
-    assertThat(min(last, Sample::heapMiB)).as("least heap after GC, MiB (first third %s)", min(first, Sample::heapMiB))
-        .isLessThanOrEqualTo(min(first, Sample::heapMiB) * 1.15 + 8);
+    assertThat(secondLeast(last)).as("second-least heap after GC, MiB (first third %s; samples %s)",
+            secondLeast(first), samples.stream().map(Sample::heapMiB).toList())
+        .isLessThanOrEqualTo(secondLeast(first) * 1.10 + 8);
     assertThat(mean(last, Sample::rssMiB)).as("RSS, MiB (first third %s)", mean(first, Sample::rssMiB))
         .isLessThanOrEqualTo(mean(first, Sample::rssMiB) * 1.10 + 8);
     assertThat(max(last, Sample::threads)).as("threads").isLessThanOrEqualTo(max(first, Sample::threads) + 4);
@@ -151,6 +173,11 @@ class SoakIT {
     double cpuLast = (last.get(last.size() - 1).cpuSeconds() - last.get(0).cpuSeconds()) / Math.max(1, last.size() - 1);
     assertThat(cpuLast).as("CPU seconds per interval (first third %s)", cpuFirst)
         .isLessThanOrEqualTo(cpuFirst * 1.5 + 0.05);
+  }
+
+  /** The second-least heap of a third: its floor, one lucky outlier excluded (see assertFlat). */
+  private static double secondLeast(List<Sample> s) {
+    return s.stream().mapToDouble(Sample::heapMiB).sorted().skip(1).findFirst().orElseThrow();
   }
 
   private static double mean(List<Sample> s, ToDoubleFunction<Sample> f) {
@@ -167,26 +194,32 @@ class SoakIT {
 
   static Sample sample(long pid, long atMillis) throws IOException, InterruptedException {
     String jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd").toString();
-    // Three full GCs half a second apart, keeping the least: a scrape in flight (the 300k-series
-    // body and its parse) is garbage a moment later, what the agent keeps is not.
+    // Full GCs a second apart, keeping the least: a scrape in flight (the 300k-series body and its
+    // parse) is garbage a moment later, what the agent keeps is not. One jcmd per GC: a command
+    // file runs GC.run then GC.heap_info in the same attach.
+    Path commands = Files.createTempFile("soak-jcmd", ".txt");
+    Files.writeString(commands, "GC.run\nGC.heap_info\n");
     double heapMiB = Double.NaN;
     String heap = "";
-    for (int i = 0; i < 3; i++) {
-      if (i > 0) {
-        Thread.sleep(500);
+    try {
+      for (int i = 0; i < GCS_PER_SAMPLE; i++) {
+        if (i > 0) {
+          Thread.sleep(1000);
+        }
+        heap = run(jcmd, Long.toString(pid), "-f", commands.toString());
+        Matcher m = GENERATION_USED.matcher(heap);
+        long usedKiB = 0;
+        int generations = 0;
+        while (m.find()) {
+          usedKiB += Long.parseLong(m.group(1));
+          generations++;
+        }
+        if (generations == 2) {
+          heapMiB = Double.isNaN(heapMiB) ? usedKiB / 1024.0 : Math.min(heapMiB, usedKiB / 1024.0);
+        }
       }
-      run(jcmd, Long.toString(pid), "GC.run");
-      heap = run(jcmd, Long.toString(pid), "GC.heap_info");
-      Matcher m = GENERATION_USED.matcher(heap);
-      long usedKiB = 0;
-      int generations = 0;
-      while (m.find()) {
-        usedKiB += Long.parseLong(m.group(1));
-        generations++;
-      }
-      if (generations == 2) {
-        heapMiB = Double.isNaN(heapMiB) ? usedKiB / 1024.0 : Math.min(heapMiB, usedKiB / 1024.0);
-      }
+    } finally {
+      Files.deleteIfExists(commands);
     }
     String status = Files.readString(Path.of("/proc", Long.toString(pid), "status"));
     double rssMiB = field(status, "VmRSS") / 1024.0;
@@ -223,7 +256,7 @@ class SoakIT {
     StringBuilder y = new StringBuilder();
     y.append("listen: 127.0.0.1:0\n");
     y.append("nvml:\n  enabled: false\n");
-    y.append("inference:\n  discovery:\n    enabled: false\n  endpoints:\n");
+    y.append("inference:\n  window: ").append(WINDOW).append("\n  discovery:\n    enabled: false\n  endpoints:\n");
     for (Replica r : replicas) {
       y.append("    - name: ").append(r.name()).append("\n      url: ").append(r.url()).append('\n');
     }
