@@ -7,7 +7,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.gputop.config.AgentConfig;
 import dev.gputop.config.ConfigLoader;
+import dev.gputop.config.ExportedHistogram;
 import dev.gputop.config.HealthStatus;
+import dev.gputop.config.PodIdentity;
 import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.exporter.prometheus.PrometheusMetricReader;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
@@ -19,6 +21,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
@@ -33,6 +36,7 @@ class AgentHttpServerTest {
   private final HttpClient http = HttpClient.newHttpClient();
   private final ObjectMapper json = new ObjectMapper();
   private final FakeReceiver inference = new FakeReceiver("inference");
+  private final ExportedHistogramProducer histograms = new ExportedHistogramProducer();
   private PrometheusMetricReader prometheus;
   private OpenTelemetrySdk sdk;
   private AgentRuntime runtime;
@@ -42,7 +46,8 @@ class AgentHttpServerTest {
   void start() throws Exception {
     prometheus = PrometheusMetricReader.builder().setOtelScopeLabelsEnabled(false).build();
     sdk = OpenTelemetrySdk.builder()
-        .setMeterProvider(SdkMeterProvider.builder().registerMetricReader(prometheus).build())
+        .setMeterProvider(SdkMeterProvider.builder().registerMetricReader(prometheus)
+            .registerMetricProducer(histograms).build())
         .build();
     inference.sections.set(Map.of("inference", List.of(AgentRuntimeTest.server("chat", "vllm"))));
     FakeProvider provider = new FakeProvider("inference", 200, true, ctx -> {
@@ -56,7 +61,8 @@ class AgentHttpServerTest {
               .put("server", "chat").put("engine", "vllm").put("quantile", "0.99").build()));
       return inference;
     });
-    runtime = AgentRuntime.builder(CONFIG).setOpenTelemetry(sdk).setProviders(List.of(provider)).build();
+    runtime = AgentRuntime.builder(CONFIG).setOpenTelemetry(sdk).setProviders(List.of(provider))
+        .setHistogramProducer(histograms).build();
     server = AgentHttpServer.start(CONFIG.listen(), runtime, prometheus);
     runtime.start();
     assertThat(runtime.awaitFirstRefresh(Duration.ofSeconds(5))).isTrue();
@@ -87,6 +93,26 @@ class AgentHttpServerTest {
         .contains("gputop_inference_requests_waiting{engine=\"vllm\",server=\"chat\"} 3.0\n")
         .contains("gputop_inference_ttft_seconds{engine=\"vllm\",quantile=\"0.99\",server=\"chat\"} 0.25\n")
         .doesNotContain("otel_scope_name");
+  }
+
+  @Test
+  void metrics_histogramOfAServerInAPodHasThePodLabels() throws Exception {
+    PodIdentity pod = new PodIdentity("llm", "chat-7f9c", "vllm", "4415fd05-2c0f-4533-909b-f2180dca8d7c");
+    Map<String, String> attributes = new LinkedHashMap<>(Map.of("server", "chat", "engine", "vllm"));
+    attributes.putAll(pod.attributes());
+    inference.histograms.set(List.of(new ExportedHistogram("gen_ai.server.time_to_first_token",
+        "Time to generate first token for successful responses.", "s", attributes,
+        1_700_000_000_000_000_000L, 1_700_000_030_000_000_000L, List.of(0.1, 1.0), List.of(3L, 1L, 0L), 0.5, 4)));
+
+    String body = get("/metrics").body();
+    assertThat(body)
+        .contains("gen_ai_server_time_to_first_token_seconds_bucket{engine=\"vllm\",container=\"vllm\","
+            + "namespace=\"llm\",pod=\"chat-7f9c\",k8s_pod_uid=\"4415fd05-2c0f-4533-909b-f2180dca8d7c\","
+            + "server=\"chat\",le=\"0.1\"} 3\n")
+        .contains("gen_ai_server_time_to_first_token_seconds_count{engine=\"vllm\",container=\"vllm\","
+            + "namespace=\"llm\",pod=\"chat-7f9c\",k8s_pod_uid=\"4415fd05-2c0f-4533-909b-f2180dca8d7c\","
+            + "server=\"chat\"} 4\n")
+        .doesNotContain("k8s_pod_name", "k8s_namespace_name", "k8s_container_name");
   }
 
   @Test

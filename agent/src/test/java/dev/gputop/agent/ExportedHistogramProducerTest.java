@@ -4,12 +4,15 @@ import static io.opentelemetry.sdk.testing.assertj.OpenTelemetryAssertions.asser
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.gputop.config.ExportedHistogram;
+import dev.gputop.config.PodIdentity;
 import io.opentelemetry.api.common.AttributeKey;
+import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.sdk.metrics.SdkMeterProvider;
 import io.opentelemetry.sdk.metrics.data.AggregationTemporality;
 import io.opentelemetry.sdk.metrics.data.MetricData;
 import io.opentelemetry.sdk.testing.exporter.InMemoryMetricReader;
 import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
@@ -84,6 +87,29 @@ class ExportedHistogramProducerTest {
 
       producer.unbind();
       assertThat(reader.collectAllMetrics()).isEmpty();
+    }
+  }
+
+  @Test
+  void produce_histogramOfAServerInAPodCarriesTheK8sAttributes() {
+    PodIdentity pod = new PodIdentity("llm", "chat-7f9c", "vllm", "4415fd05-2c0f-4533-909b-f2180dca8d7c");
+    Map<String, String> attributes = new LinkedHashMap<>(Map.of("server", "llm/chat-7f9c:8000", "engine", "vllm"));
+    attributes.putAll(pod.attributes());
+    InMemoryMetricReader reader = InMemoryMetricReader.create();
+    ExportedHistogramProducer producer = new ExportedHistogramProducer();
+    try (SdkMeterProvider p =
+        SdkMeterProvider.builder().registerMetricReader(reader).registerMetricProducer(producer).build()) {
+      producer.bind(() -> List.of(new ExportedHistogram("gen_ai.server.time_to_first_token", "TTFT", "s",
+          attributes, START, NOW, List.of(0.1), List.of(2L, 1L), 0.3, 3)));
+
+      assertThat(reader.collectAllMetrics()).singleElement().satisfies(m -> assertThat(m)
+          .hasHistogramSatisfying(h -> h.hasPointsSatisfying(pt -> pt
+              .hasAttributes(Attributes.builder()
+                  .put("server", "llm/chat-7f9c:8000").put("engine", "vllm")
+                  .put(PodIdentity.K8S_NAMESPACE_NAME, "llm").put(PodIdentity.K8S_POD_NAME, "chat-7f9c")
+                  .put(PodIdentity.K8S_CONTAINER_NAME, "vllm")
+                  .put(PodIdentity.K8S_POD_UID, "4415fd05-2c0f-4533-909b-f2180dca8d7c").build())
+              .hasBucketCounts(2, 1))));
     }
   }
 

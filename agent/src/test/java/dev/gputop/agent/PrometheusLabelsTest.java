@@ -18,12 +18,16 @@ class PrometheusLabelsTest {
     String in = "# TYPE gputop_inference_requests_running gauge\n"
         + "gputop_inference_requests_running{engine=\"vllm\",k8s_container_name=\"vllm\",k8s_namespace_name=\"llm\","
         + "k8s_pod_name=\"chat-7f9c\",k8s_pod_uid=\"4415\",server=\"a,k8s_pod_name=\\\"x\\\"\"} 3\n"
-        + "gputop_gpu_process_memory_usage_bytes{k8s_namespace_name=\"llm\"} 1\n";
+        + "gputop_gpu_process_memory_usage_bytes{k8s_namespace_name=\"llm\"} 1\n"
+        + "gen_ai_server_time_to_first_token_seconds_bucket{engine=\"vllm\",k8s_container_name=\"vllm\","
+        + "k8s_namespace_name=\"llm\",k8s_pod_name=\"chat-7f9c\",server=\"s\",le=\"0.1\"} 2\n";
 
     assertThat(rename(in)).isEqualTo("# TYPE gputop_inference_requests_running gauge\n"
         + "gputop_inference_requests_running{engine=\"vllm\",container=\"vllm\",namespace=\"llm\","
         + "pod=\"chat-7f9c\",k8s_pod_uid=\"4415\",server=\"a,k8s_pod_name=\\\"x\\\"\"} 3\n"
-        + "gputop_gpu_process_memory_usage_bytes{namespace=\"llm\"} 1\n");
+        + "gputop_gpu_process_memory_usage_bytes{namespace=\"llm\"} 1\n"
+        + "gen_ai_server_time_to_first_token_seconds_bucket{engine=\"vllm\",container=\"vllm\","
+        + "namespace=\"llm\",pod=\"chat-7f9c\",server=\"s\",le=\"0.1\"} 2\n");
   }
 
   @Test

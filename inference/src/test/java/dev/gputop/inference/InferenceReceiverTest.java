@@ -257,7 +257,7 @@ class InferenceReceiverTest {
   }
 
   @Test
-  void refresh_serverInAPod_namesItsPodInTheEntryPointsAndPidsUntilItLeaves() throws Exception {
+  void refresh_serverInAPod_namesItsPodInTheEntryPointsHistogramsAndPidsUntilItLeaves() throws Exception {
     dev.gputop.config.PodIdentity pod =
         new dev.gputop.config.PodIdentity("llm", "chat-7f9c", "vllm", "4415fd05-2c0f-4533-909b-f2180dca8d7c");
     try (InferenceReceiver r = receiver()) {
@@ -278,6 +278,14 @@ class InferenceReceiverTest {
       assertThat(r.snapshot().up().keySet())
           .allSatisfy(a -> assertThat(a.get(io.opentelemetry.api.common.AttributeKey.stringKey("k8s.pod.name")))
               .isEqualTo("chat-7f9c"));
+      // Its re-exported histograms carry the same pod attributes as its gauges.
+      assertThat(r.exportedHistograms()).extracting(ExportedHistogram::name)
+          .contains("gen_ai.server.time_to_first_token");
+      assertThat(r.exportedHistograms()).allSatisfy(h -> assertThat(h.attributes())
+          .containsEntry("server", "llm/chat-7f9c:8000")
+          .containsEntry("k8s.namespace.name", "llm").containsEntry("k8s.pod.name", "chat-7f9c")
+          .containsEntry("k8s.container.name", "vllm")
+          .containsEntry("k8s.pod.uid", "4415fd05-2c0f-4533-909b-f2180dca8d7c"));
       String json = new ObjectMapper().writeValueAsString(server(r, "llm/chat-7f9c:8000"));
       assertThat(json).contains(
           "\"kubernetes\":{\"namespace\":\"llm\",\"pod\":\"chat-7f9c\",\"container\":\"vllm\","
@@ -289,6 +297,7 @@ class InferenceReceiverTest {
       r.refresh();
       assertThat(r.snapshot().points()).isEmpty();
       assertThat(r.snapshot().up()).isEmpty();
+      assertThat(r.exportedHistograms()).isEmpty();
       assertThat(r.podFor(21L)).isNull();
     }
   }

@@ -2,6 +2,9 @@ package dev.gputop.config;
 
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.common.AttributesBuilder;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -29,15 +32,27 @@ public record PodIdentity(String namespace, String pod, String container, String
     Objects.requireNonNull(pod, "pod");
   }
 
-  /** Adds the {@code k8s.*} attributes of this pod (those it has) to a data point's attributes. */
-  public AttributesBuilder addTo(AttributesBuilder b) {
-    b.put(K8S_NAMESPACE_NAME, namespace).put(K8S_POD_NAME, pod);
+  /**
+   * The {@code k8s.*} attributes of this pod (those it has), by attribute name, in a fixed order:
+   * the one list of a pod's attributes, used by the gauges, the {@code up} points and the
+   * re-exported histograms alike (their attributes are plain strings).
+   */
+  public Map<String, String> attributes() {
+    Map<String, String> m = new LinkedHashMap<>(4);
+    m.put(K8S_NAMESPACE_NAME.getKey(), namespace);
+    m.put(K8S_POD_NAME.getKey(), pod);
     if (container != null) {
-      b.put(K8S_CONTAINER_NAME, container);
+      m.put(K8S_CONTAINER_NAME.getKey(), container);
     }
     if (podUid != null) {
-      b.put(K8S_POD_UID, podUid);
+      m.put(K8S_POD_UID.getKey(), podUid);
     }
+    return Collections.unmodifiableMap(m);
+  }
+
+  /** Adds the {@code k8s.*} attributes of this pod (those it has) to a data point's attributes. */
+  public AttributesBuilder addTo(AttributesBuilder b) {
+    attributes().forEach(b::put);
     return b;
   }
 }

@@ -1,6 +1,7 @@
 package dev.gputop.inference.export;
 
 import dev.gputop.config.ExportedHistogram;
+import dev.gputop.config.PodIdentity;
 import dev.gputop.inference.engine.Concept;
 import dev.gputop.inference.engine.ConceptValues;
 import dev.gputop.inference.engine.HistogramSeries;
@@ -16,7 +17,8 @@ import java.util.Map;
  * ExportedHistogram}s with the server's bucket boundaries (docs/metrics.md, "the servers' own
  * histograms"). Series of one model are summed by bucket (data-parallel engines, ranks, finish
  * reasons); each model gets its own point with {@code gen_ai.request.model}, so that a backend
- * summing points never counts a request twice. The start time is the first scrape since the
+ * summing points never counts a request twice. A server in a Kubernetes pod adds the pod's {@code
+ * k8s.*} attributes ({@link PodIdentity#attributes()}), as its gauges do. The start time is the first scrape since the
  * server (re)started as the window saw it, so it moves when the server restarts.
  *
  * <p>Stateless and thread-safe.
@@ -38,8 +40,17 @@ public final class HistogramExports {
 
   private HistogramExports() {}
 
-  /** The histograms of one server from the newest scrape in its window; empty when none. */
+  /** The histograms of one server outside Kubernetes; see {@link #of(String, String, PodIdentity, ServerWindow)}. */
   public static List<ExportedHistogram> of(String server, String engine, ServerWindow window) {
+    return of(server, engine, null, window);
+  }
+
+  /**
+   * The histograms of one server from the newest scrape in its window; empty when none.
+   *
+   * @param pod the pod the server runs in, or null
+   */
+  public static List<ExportedHistogram> of(String server, String engine, PodIdentity pod, ServerWindow window) {
     ServerWindow.Entry newest = window.newest();
     if (newest == null) {
       return List.of();
@@ -55,7 +66,7 @@ public final class HistogramExports {
         byModel.computeIfAbsent(h.model(), k -> new ArrayList<>()).add(h);
       }
       for (Map.Entry<String, List<HistogramSeries>> e : byModel.entrySet()) {
-        ExportedHistogram h = merge(c, server, engine, e.getKey(), e.getValue(),
+        ExportedHistogram h = merge(c, server, engine, pod, e.getKey(), e.getValue(),
             window.eraStartEpochNanos(), newest.epochNanos());
         if (h != null) {
           out.add(h);
@@ -67,7 +78,7 @@ public final class HistogramExports {
 
   /** Sums series with one layout; null when they have none usable or differ in layout. */
   private static ExportedHistogram merge(
-      Concept c, String server, String engine, String model, List<HistogramSeries> series,
+      Concept c, String server, String engine, PodIdentity pod, String model, List<HistogramSeries> series,
       long start, long now) {
     HistogramSeries first = series.get(0);
     double[] bounds = first.bounds();
@@ -114,6 +125,9 @@ public final class HistogramExports {
     attributes.put("gen_ai.provider.name", engine);
     if (!model.isEmpty()) {
       attributes.put("gen_ai.request.model", model);
+    }
+    if (pod != null) {
+      attributes.putAll(pod.attributes());
     }
     String[] name = NAMES.get(c);
     if (counts.size() != boundaries.size() + 1) {

@@ -61,7 +61,7 @@ public final class SnapshotBuilder {
    *     several
    * @param window the server's window, for the re-exported histograms
    * @param pod the Kubernetes pod and container the server runs in, or null: its entry's {@code
-   *     kubernetes}, the {@code k8s.*} attributes of its points, and the pod of its PIDs
+   *     kubernetes}, the {@code k8s.*} attributes of its points and histograms, and the pod of its PIDs
    */
   public record Server(
       String name,
@@ -108,7 +108,7 @@ public final class SnapshotBuilder {
     points.add(StatsPoint.of(s.name(), s.engine(), null, s.pod(), s.stats()));
     up.put(StatsPoint.upAttributes(s.name(), s.engine(), s.state(), s.pod()), s.down() ? 0L : 1L);
     if (!s.down() && s.engineKnown()) {
-      histograms.addAll(HistogramExports.of(s.name(), s.engine(), s.window()));
+      histograms.addAll(HistogramExports.of(s.name(), s.engine(), s.pod(), s.window()));
     }
     for (Long pid : s.pids()) {
       if (owners.putIfAbsent(pid, s.name()) == null && s.pod() != null) {
