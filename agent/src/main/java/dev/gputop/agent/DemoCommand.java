@@ -26,7 +26,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code demo}: starts local replicas of vLLM (DP 2), SGLang (TP 2), TGI and llama.cpp on
+ * {@code demo}: starts local replicas of vLLM (DP 2), SGLang (TP 2), TGI, llama.cpp and TensorRT-LLM on
  * loopback, points the agent at them as configured endpoints (discovery off) and redraws the
  * serving table every refresh. Needs no GPU and no inference server; NVML runs as configured and
  * reports itself unavailable where there is none.
@@ -35,7 +35,7 @@ import picocli.CommandLine.Spec;
     name = "demo",
     mixinStandardHelpOptions = true,
     description = {
-      "Scrape local replicas of vLLM, SGLang, TGI and llama.cpp; show a live table.",
+      "Scrape local replicas of vLLM, SGLang, TGI, llama.cpp and TensorRT-LLM; show a live table.",
       "The replicas (vLLM DP 2, SGLang TP 2, TGI, llama.cpp) serve the engines' real metrics with",
       "counters that move like loaded servers. No GPU and no inference server needed."
     })
@@ -97,7 +97,7 @@ final class DemoCommand implements Callable<Integer> {
           } else {
             screen.append('\n');
           }
-          screen.append("gputop-agent demo: replicas of vLLM (DP 2), SGLang (TP 2), TGI, llama.cpp on loopback; ")
+          screen.append("gputop-agent demo: replicas of vLLM (DP 2), SGLang (TP 2), TGI, llama.cpp, TensorRT-LLM on loopback; ")
               .append("refresh ").append(EffectiveConfig.duration(cfg.refreshNormal()))
               .append(", window ").append(EffectiveConfig.duration(cfg.inference().window()))
               .append(", ").append(TimeUnit.NANOSECONDS.toSeconds(elapsed)).append('s')

@@ -2,6 +2,9 @@ package dev.gputop.agent;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.gputop.config.AgentConfig;
+import dev.gputop.config.credentials.BearerTokenFile;
+import dev.gputop.config.credentials.CredentialException;
+import dev.gputop.config.credentials.PemFiles;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.URI;
@@ -10,6 +13,10 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.security.cert.CertificateException;
+import java.security.cert.CertPathValidatorException;
+import java.util.Base64;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -17,6 +24,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.logging.Level;
 import java.util.logging.Logger;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLException;
 import org.jline.keymap.BindingReader;
 import org.jline.keymap.KeyMap;
 import org.jline.terminal.Attributes;
@@ -40,7 +49,9 @@ import picocli.CommandLine.Spec;
  * the configuration (no listener, nothing exported). On a terminal it takes the whole screen
  * (JLine 3), redraws every refresh and on a resize, and reads keys: arrows or j/k select a
  * server, Enter opens or closes its details, q (or Ctrl-C) quits. When stdout is not a terminal
- * it prints the screen as plain text every refresh instead.
+ * it prints the screen as plain text every refresh instead. A protected listener is read with
+ * {@code --ca-file}, {@code --cert-file}/{@code --key-file} and a bearer token or basic user from
+ * files ({@link Credentials}); a 401 or a refused TLS handshake stops it with one line.
  */
 @Command(
     name = "top",
@@ -71,6 +82,29 @@ final class TopCommand implements Callable<Integer> {
   @Option(names = "--width", paramLabel = "N", description = "Width of the plain text (default ${DEFAULT-VALUE}).")
   int width = 132;
 
+  @Option(names = "--bearer-token-file", paramLabel = "FILE",
+      description = "Send the token in FILE (re-read each request) to a listener with listener.auth.bearerTokenFile.")
+  Path bearerTokenFile;
+
+  @Option(names = "--basic-user", paramLabel = "USER",
+      description = "Basic authentication as USER (with --basic-password-file), for listener.auth.basicUsersFile.")
+  String basicUser;
+
+  @Option(names = "--basic-password-file", paramLabel = "FILE",
+      description = "The password of --basic-user, one line in FILE (re-read each request).")
+  Path basicPasswordFile;
+
+  @Option(names = "--ca-file", paramLabel = "PEM",
+      description = "Trust the CAs in PEM (instead of the JVM's trust store) for an https:// --url.")
+  String caFile;
+
+  @Option(names = "--cert-file", paramLabel = "PEM",
+      description = "Present this client certificate chain (with --key-file), for listener.tls.clientCaFile.")
+  String certFile;
+
+  @Option(names = "--key-file", paramLabel = "PEM", description = "The unencrypted PKCS#8 key of --cert-file.")
+  String keyFile;
+
   @Spec CommandSpec spec;
 
   /** Where the view's data comes from. */
@@ -96,10 +130,14 @@ final class TopCommand implements Callable<Integer> {
       throw new picocli.CommandLine.ParameterException(spec.commandLine(),
           "--url must start with http:// or https://, not " + url);
     }
+    HttpSource remote = url == null ? null : new HttpSource(url, credentials(), sslContext(), certFile != null);
+    if (remote != null) {
+      remote.check(); // a refused credential or an untrusted certificate won't fix itself: stop now
+    }
     boolean tty = !plain && System.console() != null;
     // Log lines would tear the screen; warnings still show in plain mode.
     Logger.getLogger("").setLevel(tty ? Level.OFF : Level.WARNING);
-    try (Source source = url != null ? new HttpSource(url) : LocalSource.start(config.load())) {
+    try (Source source = url != null ? remote : LocalSource.start(config.load())) {
       if (tty) {
         terminal(source);
       } else {
@@ -107,6 +145,79 @@ final class TopCommand implements Callable<Integer> {
       }
     }
     return ExitCodes.OK;
+  }
+
+  private picocli.CommandLine.ParameterException usage(String message) {
+    return new picocli.CommandLine.ParameterException(spec.commandLine(), message);
+  }
+
+  /** The listener credentials the options ask for, checked now (the files are re-read per request). */
+  private Credentials credentials() {
+    boolean basic = basicUser != null || basicPasswordFile != null;
+    boolean remoteOnly = bearerTokenFile != null || basic || caFile != null || certFile != null || keyFile != null;
+    if (remoteOnly && url == null) {
+      throw usage("--bearer-token-file, --basic-user, --basic-password-file, --ca-file, --cert-file and --key-file need --url");
+    }
+    if (bearerTokenFile != null && basic) {
+      throw usage("give --bearer-token-file or --basic-user, not both");
+    }
+    if (basic && (basicUser == null || basicPasswordFile == null)) {
+      throw usage("--basic-user and --basic-password-file must be given together");
+    }
+    if (basicUser != null && basicUser.contains(":")) {
+      throw usage("--basic-user must not contain ':'");
+    }
+    if ((certFile == null) != (keyFile == null)) {
+      throw usage("--cert-file and --key-file must be given together");
+    }
+    Credentials c = new Credentials(bearerTokenFile, basicUser, basicPasswordFile);
+    try {
+      c.authorization();
+    } catch (CredentialException e) {
+      throw usage(e.getMessage());
+    }
+    return c;
+  }
+
+  /** The TLS context of --ca-file/--cert-file/--key-file, or null for the JVM's default. */
+  private SSLContext sslContext() {
+    if (caFile == null && certFile == null) {
+      return null;
+    }
+    try {
+      return PemFiles.clientContext(caFile, certFile, keyFile, "cli");
+    } catch (CredentialException e) {
+      throw usage(e.getMessage());
+    }
+  }
+
+  /**
+   * How {@code top} authenticates to a protected listener: a bearer token or a basic user, each
+   * read from its file at every request so that a rotated secret is used from the next one.
+   */
+  record Credentials(Path tokenFile, String user, Path passwordFile) {
+    /** The Authorization header's value, or null without credentials. Never logged or printed. */
+    String authorization() throws CredentialException {
+      if (tokenFile != null) {
+        return "Bearer " + BearerTokenFile.read(tokenFile, "--bearer-token-file");
+      }
+      if (user != null) {
+        String password = BearerTokenFile.read(passwordFile, "--basic-password-file");
+        return "Basic " + Base64.getEncoder().encodeToString((user + ":" + password).getBytes(StandardCharsets.UTF_8));
+      }
+      return null;
+    }
+
+    /** What to tell the user after a 401. */
+    String hint() {
+      if (tokenFile != null) {
+        return "the token in --bearer-token-file " + tokenFile + " was refused";
+      }
+      if (user != null) {
+        return "user " + user + " with --basic-password-file " + passwordFile + " was refused";
+      }
+      return "give --bearer-token-file or --basic-user";
+    }
   }
 
   /** The view's state between redraws; touched by the command's thread only. */
@@ -286,12 +397,33 @@ final class TopCommand implements Callable<Integer> {
   /** A running agent's listener. */
   static final class HttpSource implements Source {
     private final String base;
-    private final HttpClient http =
-        HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private final Credentials credentials;
+    private final boolean clientCertificate;
+    private final HttpClient http;
 
-    HttpSource(String url) {
-      String u = url.endsWith("/") ? url.substring(0, url.length() - 1) : url;
-      this.base = u;
+    HttpSource(String url, Credentials credentials, SSLContext ssl, boolean clientCertificate) {
+      this.clientCertificate = clientCertificate;
+      this.base = url.endsWith("/") ? url.substring(0, url.length() - 1) : url;
+      this.credentials = credentials;
+      HttpClient.Builder b = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2));
+      if (ssl != null) {
+        b.sslContext(ssl);
+      }
+      this.http = b.build();
+    }
+
+    /**
+     * Reads the snapshot once: a 401 or a failed TLS handshake is thrown (a clear one-line
+     * error); anything else (an agent not up yet) is left to the view's status line.
+     */
+    void check() throws IOException {
+      try {
+        snapshot();
+      } catch (Refused e) {
+        throw e;
+      } catch (IOException e) {
+        // not up yet, or restarting: the view shows it and retries
+      }
     }
 
     @Override
@@ -320,13 +452,40 @@ final class TopCommand implements Callable<Integer> {
     }
 
     private JsonNode get(String path) throws IOException {
-      HttpRequest request = HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(5)).build();
+      HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(5));
+      try {
+        String authorization = credentials.authorization();
+        if (authorization != null) {
+          request.header("Authorization", authorization);
+        }
+      } catch (CredentialException e) {
+        throw new IOException(e.getMessage()); // names the file, never its content
+      }
       HttpResponse<byte[]> r;
       try {
-        r = http.send(request, HttpResponse.BodyHandlers.ofByteArray());
+        r = http.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         throw new IOException("interrupted", e);
+      } catch (IOException e) {
+        // TLS 1.3 reports a refused client certificate after the handshake, as an IOException
+        // with the server's alert as its cause.
+        for (Throwable t = e; t != null; t = t.getCause()) {
+          if (t instanceof SSLException ssl) {
+            throw new Refused(tlsProblem(ssl));
+          }
+        }
+        boolean closedUnanswered = e instanceof java.io.EOFException
+            || String.valueOf(e.getMessage()).contains("received no bytes");
+        if (closedUnanswered && base.startsWith("https://") && !clientCertificate) {
+          // ... or, as the JDK client sees it, as a connection closed before any answer.
+          throw new Refused("the agent at " + base + " closed the TLS connection without answering: "
+              + "a listener with listener.tls.clientCaFile needs --cert-file and --key-file");
+        }
+        throw e;
+      }
+      if (r.statusCode() == 401) {
+        throw new Refused("the agent at " + base + " answered 401: " + credentials.hint());
       }
       if (r.statusCode() == 404) {
         throw new NotFound();
@@ -340,6 +499,27 @@ final class TopCommand implements Callable<Integer> {
     @Override
     public void close() {
       // HttpClient holds no resources that outlive the JVM's daemon threads
+    }
+
+    private String tlsProblem(SSLException e) {
+      for (Throwable t = e; t != null; t = t.getCause()) {
+        if (t instanceof CertPathValidatorException || t instanceof CertificateException
+            || String.valueOf(t.getMessage()).contains("PKIX path")) {
+          return "the agent at " + base + " presented a certificate that is not trusted: "
+              + "give --ca-file with the CA that signed it";
+        }
+      }
+      return "TLS with the agent at " + base + " failed: " + e.getMessage()
+          + " (a listener with listener.tls.clientCaFile needs --cert-file and --key-file)";
+    }
+
+    /** The listener refused this client (401, or the TLS handshake): the options must change. */
+    static final class Refused extends IOException {
+      private static final long serialVersionUID = 1L;
+
+      Refused(String message) {
+        super(message);
+      }
     }
 
     private static final class NotFound extends IOException {

@@ -1,6 +1,5 @@
 package dev.gputop.inference.discovery;
 
-import dev.gputop.inference.discovery.CommandRule.EndpointRule;
 import dev.gputop.inference.discovery.CommandRule.Kind;
 import dev.gputop.inference.discovery.CommandRule.Role;
 import dev.gputop.inference.engine.DiscoveryRule;
@@ -36,15 +35,10 @@ final class CommandRecognizer {
     List<CommandRule> out = new ArrayList<>();
     for (EngineProfile p : profiles.all()) {
       for (DiscoveryRule.Command c : p.discovery().commands()) {
-        DiscoveryRule.Endpoint e = c.endpoint();
-        EndpointRule endpoint = e == null
-            ? null
-            : new EndpointRule(
-                e.portFlags(), e.defaultPort(), e.hostFlags(), e.defaultHost(), e.portEnv(), e.hostEnv(), e.path());
         out.add(
             new CommandRule(
                 p.engine().id(), Role.valueOf(c.role().name()), Kind.valueOf(c.kind().name()), c.pattern(),
-                c.subcommand(), endpoint));
+                c.subcommand(), c.endpoint()));
       }
     }
     return List.copyOf(out);
@@ -166,7 +160,7 @@ final class CommandRecognizer {
    * @param env reads one of the process's environment variables (null when unset or unreadable)
    */
   static Endpoint endpoint(CommandRule rule, List<String> argv, Function<String, String> env) {
-    EndpointRule e = Objects.requireNonNull(rule.endpoint(), "endpoint");
+    DiscoveryRule.Endpoint e = Objects.requireNonNull(rule.endpoint(), "endpoint");
     StringBuilder how = new StringBuilder();
     String portText = null;
     for (String flag : e.portFlags()) {

@@ -1,5 +1,7 @@
 package dev.gputop.inference.discovery;
 
+import dev.gputop.inference.engine.DiscoveryRule;
+
 import java.util.List;
 import java.util.Objects;
 
@@ -20,7 +22,7 @@ import java.util.Objects;
  * @param endpoint how to derive the metrics URL; null for helper processes
  */
 record CommandRule(
-    String engine, Role role, Kind kind, String pattern, String subcommand, EndpointRule endpoint) {
+    String engine, Role role, Kind kind, String pattern, String subcommand, DiscoveryRule.Endpoint endpoint) {
 
   /** How {@link #pattern} is matched. */
   enum Kind {
@@ -68,34 +70,4 @@ record CommandRule(
     }
   }
 
-  /**
-   * How an engine's metrics URL follows from its flags.
-   *
-   * @param portFlags flags whose value is the metrics port, first present wins
-   * @param defaultPort the port when none of the flags (nor the environment) gives one
-   * @param hostFlags flags whose value is the bind host
-   * @param defaultHost the bind host when no flag gives one (a wildcard means loopback)
-   * @param portEnv environment variables read for the port when no flag gives it (e.g. {@code
-   *     LLAMA_ARG_PORT}), first set wins
-   * @param hostEnv environment variables read for the host when no flag gives it
-   * @param path the metrics path
-   */
-  record EndpointRule(
-      List<String> portFlags,
-      int defaultPort,
-      List<String> hostFlags,
-      String defaultHost,
-      List<String> portEnv,
-      List<String> hostEnv,
-      String path) {
-
-    EndpointRule {
-      portFlags = List.copyOf(portFlags);
-      hostFlags = List.copyOf(hostFlags);
-      portEnv = List.copyOf(portEnv);
-      hostEnv = List.copyOf(hostEnv);
-      Objects.requireNonNull(defaultHost, "defaultHost");
-      Objects.requireNonNull(path, "path");
-    }
-  }
 }

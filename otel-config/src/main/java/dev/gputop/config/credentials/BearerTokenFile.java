@@ -29,29 +29,38 @@ public final class BearerTokenFile {
    *     a token (outside printable ASCII)
    */
   public static String read(Path file) throws CredentialException {
+    return read(file, "bearer token file");
+  }
+
+  /**
+   * The trimmed secret in {@code file} (a token, or a password such as {@code top
+   * --basic-password-file}'s), with the rules of {@link #read(Path)}; messages call the file
+   * {@code what}, e.g. {@code --basic-password-file}.
+   */
+  public static String read(Path file, String what) throws CredentialException {
     String token;
     try {
       if (Files.size(file) > MAX_TOKEN_FILE_BYTES) {
         throw new CredentialException(
-            "bearer token file " + file + " is larger than " + (MAX_TOKEN_FILE_BYTES >> 10) + " KiB");
+            what + " " + file + " is larger than " + (MAX_TOKEN_FILE_BYTES >> 10) + " KiB");
       }
       token = Files.readString(file, StandardCharsets.UTF_8).strip();
     } catch (NoSuchFileException e) {
-      throw new CredentialException("bearer token file " + file + " does not exist");
+      throw new CredentialException(what + " " + file + " does not exist");
     } catch (AccessDeniedException e) {
-      throw new CredentialException("bearer token file " + file + " is not readable (permission denied)");
+      throw new CredentialException(what + " " + file + " is not readable (permission denied)");
     } catch (IOException e) {
       // The exception's message may quote bytes of the file (a malformed-input error): not shown.
       throw new CredentialException(
-          "cannot read bearer token file " + file + ": " + e.getClass().getSimpleName());
+          "cannot read " + what + " " + file + ": " + e.getClass().getSimpleName());
     }
     if (token.isEmpty()) {
-      throw new CredentialException("bearer token file " + file + " is empty");
+      throw new CredentialException(what + " " + file + " is empty");
     }
     for (int i = 0; i < token.length(); i++) {
       char c = token.charAt(i);
       if (c < 0x21 || c > 0x7e) {
-        throw new CredentialException("bearer token file " + file
+        throw new CredentialException(what + " " + file
             + " holds more than one line or a character not allowed in a token");
       }
     }

@@ -59,16 +59,40 @@ public final class PemFiles {
    * present a client certificate. Callers use the JVM default when every setting is absent.
    */
   public static SSLContext clientContext(TlsConfig tls) throws CredentialException {
-    TrustManager[] trust = null;
     if (tls.insecureSkipVerify()) {
+      return clientContext(null, tls.certFile(), tls.keyFile(), "tls", true);
+    }
+    return clientContext(tls.caFile(), tls.certFile(), tls.keyFile(), "tls", false);
+  }
+
+  /**
+   * A client context from PEM files, each optional: {@code caFile} replaces the JVM's trust store,
+   * {@code certFile} with {@code keyFile} presents a client certificate (given together).
+   *
+   * @param style how messages name the files: {@code "tls"} for the configuration keys ({@code
+   *     tls.caFile}), {@code "cli"} for command-line options ({@code --ca-file})
+   */
+  public static SSLContext clientContext(String caFile, String certFile, String keyFile, String style)
+      throws CredentialException {
+    return clientContext(caFile, certFile, keyFile, style, false);
+  }
+
+  private static SSLContext clientContext(
+      String caFile, String certFile, String keyFile, String style, boolean trustAll) throws CredentialException {
+    boolean cli = "cli".equals(style);
+    String ca = cli ? "--ca-file" : "tls.caFile";
+    String cert = cli ? "--cert-file" : "tls.certFile";
+    String keyName = cli ? "--key-file" : "tls.keyFile";
+    TrustManager[] trust = null;
+    if (trustAll) {
       trust = new TrustManager[] {new TrustAllManager()};
-    } else if (tls.caFile() != null) {
-      trust = trustManagers(readCertificates(tls.caFile(), "tls.caFile"), "tls.caFile");
+    } else if (caFile != null) {
+      trust = trustManagers(readCertificates(caFile, ca), ca);
     }
     KeyManager[] keys = null;
-    if (tls.certFile() != null) {
-      List<X509Certificate> chain = readCertificates(tls.certFile(), "tls.certFile");
-      PrivateKey key = readPrivateKey(tls.keyFile(), "tls.keyFile");
+    if (certFile != null) {
+      List<X509Certificate> chain = readCertificates(certFile, cert);
+      PrivateKey key = readPrivateKey(keyFile, keyName);
       keys = new KeyManager[] {new FixedKeyManager(key, chain.toArray(new X509Certificate[0]))};
     }
     return context(keys, trust);
