@@ -7,7 +7,6 @@ import at.favre.lib.crypto.bcrypt.BCrypt;
 import dev.gputop.config.AgentConfig;
 import dev.gputop.config.ConfigLoader;
 import dev.gputop.config.ListenerConfig;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -310,22 +309,10 @@ class ListenerSecurityTest {
   }
 
   private static void openssl(String... args) throws IOException, InterruptedException {
-    List<String> cmd = new ArrayList<>(List.of("openssl"));
-    cmd.addAll(List.of(args));
-    Process p = new ProcessBuilder(cmd).directory(pki.toFile()).redirectErrorStream(true).start();
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    p.getInputStream().transferTo(out);
-    if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
-      throw new IOException("openssl " + String.join(" ", args) + " failed: " + out);
-    }
+    TestTools.openssl(pki, args);
   }
 
   private static boolean onPath(String tool) {
-    for (String d : System.getenv().getOrDefault("PATH", "").split(":")) {
-      if (Files.isExecutable(Path.of(d, tool))) {
-        return true;
-      }
-    }
-    return false;
+    return TestTools.onPath(tool);
   }
 }

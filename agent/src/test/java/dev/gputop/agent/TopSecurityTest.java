@@ -6,7 +6,6 @@ import at.favre.lib.crypto.bcrypt.BCrypt;
 import dev.gputop.config.AgentConfig;
 import dev.gputop.config.ConfigLoader;
 import dev.gputop.config.ListenerConfig;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -15,7 +14,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterEach;
@@ -207,22 +205,10 @@ class TopSecurityTest {
   }
 
   private static void openssl(String... args) throws IOException, InterruptedException {
-    List<String> cmd = new ArrayList<>(List.of("openssl"));
-    cmd.addAll(List.of(args));
-    Process p = new ProcessBuilder(cmd).directory(pki.toFile()).redirectErrorStream(true).start();
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    p.getInputStream().transferTo(out);
-    if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
-      throw new IOException("openssl " + String.join(" ", args) + " failed: " + out);
-    }
+    TestTools.openssl(pki, args);
   }
 
   private static boolean onPath(String tool) {
-    for (String d : System.getenv().getOrDefault("PATH", "").split(":")) {
-      if (Files.isExecutable(Path.of(d, tool))) {
-        return true;
-      }
-    }
-    return false;
+    return TestTools.onPath(tool);
   }
 }
