@@ -122,6 +122,8 @@ public final class ExpositionParser {
   private int sampleCount;
   private boolean openMetrics;
   private boolean sawIntegerTimestamp;
+  /** The value {@link #plainValue} read. */
+  private double plain;
   private Entry prev;
   private FamilyBuilder current;
   private String lastSampleName;
@@ -129,7 +131,6 @@ public final class ExpositionParser {
   private final HashMap<String, FamilyBuilder> byName = new HashMap<>();
   private final ArrayList<FamilyBuilder> order = new ArrayList<>();
   private final ArrayList<FamilyBuilder> pool = new ArrayList<>();
-  private final ArrayList<MetricFamily> built = new ArrayList<>();
 
   /** A parser that enforces these limits. */
   public ExpositionParser(ParserLimits limits) {
@@ -421,15 +422,20 @@ public final class ExpositionParser {
     }
     i = skipBlanks(i, end);
     int valueStart = i;
-    i = tokenEnd(i);
-    if (i == valueStart) {
-      throw error("missing value for '" + e.name + "'");
-    }
     double value;
-    try {
-      value = FastDoubleParser.parse(b, valueStart, i);
-    } catch (NumberFormatException ex) {
-      throw error("bad number " + quote(valueStart, i) + " for '" + e.name + "'");
+    i = plainValue(valueStart);
+    if (i >= 0) {
+      value = plain;
+    } else {
+      i = tokenEnd(valueStart);
+      if (i == valueStart) {
+        throw error("missing value for '" + e.name + "'");
+      }
+      try {
+        value = FastDoubleParser.parse(b, valueStart, i);
+      } catch (NumberFormatException ex) {
+        throw error("bad number " + quote(valueStart, i) + " for '" + e.name + "'");
+      }
     }
     i = skipBlanks(i, end);
     long timestamp = Sample.NO_TIMESTAMP;
@@ -445,11 +451,56 @@ public final class ExpositionParser {
     int next = endOfLine(i);
     checkLineLength(lineStart, i);
 
-    FamilyBuilder f = familyOf(e.name);
-    f.samples.add(new Sample(e.name, e.labels, value, timestamp));
-    f.entries.add(e);
+    familyOf(e.name).add(new Sample(e.name, e.labels, value, timestamp), e);
     return next;
   }
+
+  /**
+   * Reads the common value {@code digits[.digits]} of at most 15 digits, followed by a blank, a
+   * line end or the end of the body, in one pass: its value in {@link #plain}, the index after
+   * it returned. Any other text returns -1 for {@link FastDoubleParser} to read (exponents,
+   * signs, specials, long mantissas) or reject. The result is the same as FastDoubleParser's:
+   * below 2^53 the digits are exact in a double, and so is 10^k for k up to 15, so one division
+   * rounds correctly (Clinger's fast path).
+   */
+  private int plainValue(int s) {
+    int i = s;
+    long m = 0;
+    int d;
+    while (i < end && (d = b[i] - '0') >= 0 && d <= 9) {
+      m = m * 10 + d;
+      i++;
+    }
+    int digits = i - s;
+    if (digits == 0) {
+      return -1;
+    }
+    int fraction = 0;
+    if (i < end && b[i] == '.') {
+      int f = ++i;
+      while (i < end && (d = b[i] - '0') >= 0 && d <= 9) {
+        m = m * 10 + d;
+        i++;
+      }
+      fraction = i - f;
+      digits += fraction;
+    }
+    if (digits > 15) {
+      return -1;
+    }
+    if (i < end) {
+      byte c = b[i];
+      if (c != ' ' && c != '\n' && c != '\r' && c != '\t') {
+        return -1;
+      }
+    }
+    plain = fraction == 0 ? (double) m : m / POW10[fraction];
+    return i;
+  }
+
+  private static final double[] POW10 = {
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15
+  };
 
   /** After a bare metric name that matched a cached key: is the name complete, with no labels? */
   private boolean endsBareName(int q) {
@@ -837,10 +888,12 @@ public final class ExpositionParser {
   }
 
   private Exposition build() {
-    for (FamilyBuilder f : order) {
+    MetricFamily[] built = new MetricFamily[order.size()];
+    for (int k = 0, n = order.size(); k < n; k++) {
+      FamilyBuilder f = order.get(k);
       List<Histogram> histograms = List.of();
       List<Summary> summaries = List.of();
-      if (!f.samples.isEmpty()) {
+      if (f.size > 0) {
         switch (f.type) {
           case HISTOGRAM:
           case GAUGE_HISTOGRAM:
@@ -858,18 +911,18 @@ public final class ExpositionParser {
             break;
         }
       }
-      built.add(new MetricFamily(f.name, f.type, f.help, f.unit, f.samples, histograms, summaries));
+      built[k] = new MetricFamily(f.name, f.type, f.help, f.unit, f.samplesList(), histograms, summaries);
     }
-    return new Exposition(built);
+    return new Exposition(FrozenList.wrap(built));
   }
 
   /** Groups a histogram family's samples into one {@link Histogram} per label set. */
   private static List<Histogram> histograms(FamilyBuilder f, boolean gauge) {
-    ArrayList<Entry> entries = f.entries;
-    ArrayList<Sample> samples = f.samples;
-    for (int i = 0, n = entries.size(); i < n; i++) {
-      Entry e = entries.get(i);
-      double v = samples.get(i).value();
+    Entry[] entries = f.entries;
+    Sample[] samples = f.samples;
+    for (int i = 0, n = f.size; i < n; i++) {
+      Entry e = entries[i];
+      double v = samples[i].value();
       switch (e.suffix) {
         case SUFFIX_BUCKET:
           // PromQL skips a bucket without le or whose le does not parse (BadBucketLabel).
@@ -930,8 +983,8 @@ public final class ExpositionParser {
   }
 
   private static boolean hasBucketBounds(FamilyBuilder f) {
-    for (Entry e : f.entries) {
-      if (e.boundLabel == BOUND_LE) {
+    for (int i = 0; i < f.size; i++) {
+      if (f.entries[i].boundLabel == BOUND_LE) {
         return true;
       }
     }
@@ -943,24 +996,24 @@ public final class ExpositionParser {
    * {@code _sum} and {@code _count} of the undeclared {@code x_sum} and {@code x_count}.
    */
   private List<Histogram> fragment(FamilyBuilder f) {
-    ArrayList<Entry> entries = f.entries;
-    for (int i = 0, n = entries.size(); i < n; i++) {
-      Entry e = entries.get(i);
+    Entry[] entries = f.entries;
+    for (int i = 0, n = f.size; i < n; i++) {
+      Entry e = entries[i];
       if (e.boundLabel == BOUND_LE && !Double.isNaN(e.bound)) {
-        f.group(e.group).add(e.bound, f.samples.get(i).value());
+        f.group(e.group).add(e.bound, f.samples[i].value());
       }
     }
     String base = f.name.substring(0, f.name.length() - "_bucket".length());
     FamilyBuilder sums = byName.get(base + "_sum");
     if (sums != null && sums.type == MetricType.UNTYPED) {
-      for (int i = 0; i < sums.entries.size(); i++) {
-        f.group(sums.entries.get(i).group).sum = sums.samples.get(i).value();
+      for (int i = 0; i < sums.size; i++) {
+        f.group(sums.entries[i].group).sum = sums.samples[i].value();
       }
     }
     FamilyBuilder counts = byName.get(base + "_count");
     if (counts != null && counts.type == MetricType.UNTYPED) {
-      for (int i = 0; i < counts.entries.size(); i++) {
-        f.group(counts.entries.get(i).group).count = counts.samples.get(i).value();
+      for (int i = 0; i < counts.size; i++) {
+        f.group(counts.entries[i].group).count = counts.samples[i].value();
       }
     }
     return emitHistograms(f);
@@ -981,10 +1034,11 @@ public final class ExpositionParser {
 
   /** Groups a summary family's samples into one {@link Summary} per label set. */
   private static List<Summary> summaries(FamilyBuilder f) {
-    ArrayList<Entry> entries = f.entries;
-    for (int i = 0, n = entries.size(); i < n; i++) {
-      Entry e = entries.get(i);
-      double v = f.samples.get(i).value();
+    Entry[] entries = f.entries;
+    Sample[] samples = f.samples;
+    for (int i = 0, n = f.size; i < n; i++) {
+      Entry e = entries[i];
+      double v = samples[i].value();
       if (e.name.length() == f.name.length()) {
         if (e.boundLabel == BOUND_QUANTILE && !Double.isNaN(e.bound)) {
           f.group(e.group).add(e.bound, v);
@@ -1015,7 +1069,6 @@ public final class ExpositionParser {
     }
     order.clear();
     byName.clear();
-    built.clear();
     b = null;
     line = 0;
     sampleCount = 0;
@@ -1289,9 +1342,11 @@ public final class ExpositionParser {
     boolean typeDeclared;
     String help;
     String unit;
-    final ArrayList<Sample> samples = new ArrayList<>();
+    /** The samples of this parse, the first {@link #size}. */
+    Sample[] samples = new Sample[8];
     /** The cache entry of each sample, in the order of {@link #samples}. */
-    final ArrayList<Entry> entries = new ArrayList<>();
+    Entry[] entries = new Entry[8];
+    int size;
     /** Histogram or summary series being grouped, reused; the first {@link #groupCount} are live. */
     final ArrayList<GroupBuilder> groups = new ArrayList<>();
     int groupCount;
@@ -1301,9 +1356,34 @@ public final class ExpositionParser {
 
     static final int LINEAR_GROUPS = 8;
 
+    void add(Sample sample, Entry entry) {
+      int n = size;
+      if (n == samples.length) {
+        samples = Arrays.copyOf(samples, n * 2);
+        entries = Arrays.copyOf(entries, n * 2);
+      }
+      samples[n] = sample;
+      entries[n] = entry;
+      size = n + 1;
+    }
+
+    /** The samples as an immutable list of their own. */
+    List<Sample> samplesList() {
+      switch (size) {
+        case 0:
+          return List.of();
+        case 1:
+          return List.of(samples[0]);
+        default:
+          return FrozenList.of(samples, size);
+      }
+    }
+
     void clear() {
-      samples.clear();
-      entries.clear();
+      // Let the samples of the last parse go, and the entries of a cache since emptied.
+      Arrays.fill(samples, 0, size, null);
+      Arrays.fill(entries, 0, size, null);
+      size = 0;
       groupCount = 0;
       lastGroup = null;
       groupIndex = null;
