@@ -451,7 +451,7 @@ public final class ExpositionParser {
     int next = endOfLine(i);
     checkLineLength(lineStart, i);
 
-    familyOf(e.name).add(new Sample(e.name, e.labels, value, timestamp), e);
+    familyOf(e).add(e, value, timestamp);
     return next;
   }
 
@@ -654,6 +654,10 @@ public final class ExpositionParser {
       }
     }
     entry.suffix = suffix;
+    if (suffix != SUFFIX_NONE) {
+      // The key starts with the name, which has no escapes: its bytes less the suffix's.
+      entry.base = strings.get(entry.key, 0, name.length() - SUFFIXES[suffix - 1].length());
+    }
     Labels labels = entry.labels;
     Labels group = labels;
     String le = suffix == SUFFIX_BUCKET ? labels.get("le") : null;
@@ -778,14 +782,15 @@ public final class ExpositionParser {
   // ---------------------------------------------------------------- families
 
   /** The family a sample named {@code name} belongs to, created when there is none. */
-  private FamilyBuilder familyOf(String name) throws ExpositionFormatException {
+  private FamilyBuilder familyOf(Entry e) throws ExpositionFormatException {
+    String name = e.name;
     if (name == lastSampleName) {
       return lastFamily;
     }
     FamilyBuilder f = current;
-    if (f == null || !fits(f, name)) {
+    if (f == null || !fits(f, e)) {
       f = byName.get(name);
-      if (f != null && !fitsSuffix(f.type, f.typeDeclared, "")) {
+      if (f != null && !fitsSuffix(f.type, "")) {
         throw error("sample '" + name + "' has no suffix, which a " + typeName(f.type) + " needs");
       }
       if (f == null) {
@@ -809,12 +814,27 @@ public final class ExpositionParser {
     for (String suffix : SUFFIXES) {
       if (name.endsWith(suffix)) {
         FamilyBuilder f = byName.get(name.substring(0, name.length() - suffix.length()));
-        if (f != null && fitsSuffix(f.type, f.typeDeclared, suffix)) {
+        if (f != null && fitsSuffix(f.type, suffix)) {
           return f;
         }
       }
     }
     return null;
+  }
+
+  /**
+   * {@link #fits(FamilyBuilder, String)}, first by identity: family and sample names come from
+   * one string table, so a sample of the family usually has the family's name as its {@link
+   * Entry#base} (or its name), and its suffix is known.
+   */
+  private static boolean fits(FamilyBuilder f, Entry e) {
+    if (f.name == e.base) {
+      return fitsSuffix(f.type, SUFFIXES[e.suffix - 1]);
+    }
+    if (f.name == e.name) {
+      return fitsSuffix(f.type, "");
+    }
+    return fits(f, e.name);
   }
 
   private static boolean fits(FamilyBuilder f, String name) {
@@ -824,17 +844,17 @@ public final class ExpositionParser {
     }
     int n = base.length();
     if (name.length() == n) {
-      return fitsSuffix(f.type, f.typeDeclared, "");
+      return fitsSuffix(f.type, "");
     }
     for (String suffix : SUFFIXES) {
       if (name.length() == n + suffix.length() && name.startsWith(suffix, n)) {
-        return fitsSuffix(f.type, f.typeDeclared, suffix);
+        return fitsSuffix(f.type, suffix);
       }
     }
     return false;
   }
 
-  private static boolean fitsSuffix(MetricType type, boolean declared, String suffix) {
+  private static boolean fitsSuffix(MetricType type, String suffix) {
     switch (type) {
       case COUNTER:
         return suffix.isEmpty() || suffix.equals("_total") || suffix.equals("_created");
@@ -919,10 +939,10 @@ public final class ExpositionParser {
   /** Groups a histogram family's samples into one {@link Histogram} per label set. */
   private static List<Histogram> histograms(FamilyBuilder f, boolean gauge) {
     Entry[] entries = f.entries;
-    Sample[] samples = f.samples;
+    double[] values = f.values;
     for (int i = 0, n = f.size; i < n; i++) {
       Entry e = entries[i];
-      double v = samples[i].value();
+      double v = values[i];
       switch (e.suffix) {
         case SUFFIX_BUCKET:
           // PromQL skips a bucket without le or whose le does not parse (BadBucketLabel).
@@ -1000,20 +1020,20 @@ public final class ExpositionParser {
     for (int i = 0, n = f.size; i < n; i++) {
       Entry e = entries[i];
       if (e.boundLabel == BOUND_LE && !Double.isNaN(e.bound)) {
-        f.group(e.group).add(e.bound, f.samples[i].value());
+        f.group(e.group).add(e.bound, f.values[i]);
       }
     }
     String base = f.name.substring(0, f.name.length() - "_bucket".length());
     FamilyBuilder sums = byName.get(base + "_sum");
     if (sums != null && sums.type == MetricType.UNTYPED) {
       for (int i = 0; i < sums.size; i++) {
-        f.group(sums.entries[i].group).sum = sums.samples[i].value();
+        f.group(sums.entries[i].group).sum = sums.values[i];
       }
     }
     FamilyBuilder counts = byName.get(base + "_count");
     if (counts != null && counts.type == MetricType.UNTYPED) {
       for (int i = 0; i < counts.size; i++) {
-        f.group(counts.entries[i].group).count = counts.samples[i].value();
+        f.group(counts.entries[i].group).count = counts.values[i];
       }
     }
     return emitHistograms(f);
@@ -1035,10 +1055,10 @@ public final class ExpositionParser {
   /** Groups a summary family's samples into one {@link Summary} per label set. */
   private static List<Summary> summaries(FamilyBuilder f) {
     Entry[] entries = f.entries;
-    Sample[] samples = f.samples;
+    double[] values = f.values;
     for (int i = 0, n = f.size; i < n; i++) {
       Entry e = entries[i];
-      double v = samples[i].value();
+      double v = values[i];
       if (e.name.length() == f.name.length()) {
         if (e.boundLabel == BOUND_QUANTILE && !Double.isNaN(e.bound)) {
           f.group(e.group).add(e.bound, v);
@@ -1311,6 +1331,8 @@ public final class ExpositionParser {
     boolean hasLabels;
     /** For a series: the suffix its name ends with ({@code SUFFIX_*}). */
     byte suffix;
+    /** For a series with a suffix: its name without it, from the parser's string table. */
+    String base;
     /** For a series: which label {@link #bound} was read from ({@code BOUND_*}). */
     byte boundLabel;
     /** For a series: its {@code le} or {@code quantile} parsed once, NaN when it does not parse. */
@@ -1342,10 +1364,14 @@ public final class ExpositionParser {
     boolean typeDeclared;
     String help;
     String unit;
-    /** The samples of this parse, the first {@link #size}. */
-    Sample[] samples = new Sample[8];
-    /** The cache entry of each sample, in the order of {@link #samples}. */
+    /**
+     * The samples of this parse, the first {@link #size}: the cache entry (name and labels), the
+     * value and the timestamp of each. The {@link Sample}s are made when the family is built, so
+     * that these long-lived arrays never point to young objects.
+     */
     Entry[] entries = new Entry[8];
+    double[] values = new double[8];
+    long[] timestamps = new long[8];
     int size;
     /** Histogram or summary series being grouped, reused; the first {@link #groupCount} are live. */
     final ArrayList<GroupBuilder> groups = new ArrayList<>();
@@ -1356,32 +1382,35 @@ public final class ExpositionParser {
 
     static final int LINEAR_GROUPS = 8;
 
-    void add(Sample sample, Entry entry) {
+    void add(Entry entry, double value, long timestamp) {
       int n = size;
-      if (n == samples.length) {
-        samples = Arrays.copyOf(samples, n * 2);
+      if (n == entries.length) {
         entries = Arrays.copyOf(entries, n * 2);
+        values = Arrays.copyOf(values, n * 2);
+        timestamps = Arrays.copyOf(timestamps, n * 2);
       }
-      samples[n] = sample;
       entries[n] = entry;
+      values[n] = value;
+      timestamps[n] = timestamp;
       size = n + 1;
     }
 
     /** The samples as an immutable list of their own. */
     List<Sample> samplesList() {
-      switch (size) {
-        case 0:
-          return List.of();
-        case 1:
-          return List.of(samples[0]);
-        default:
-          return FrozenList.of(samples, size);
+      int n = size;
+      if (n == 0) {
+        return List.of();
       }
+      Sample[] out = new Sample[n];
+      for (int i = 0; i < n; i++) {
+        Entry e = entries[i];
+        out[i] = new Sample(e.name, e.labels, values[i], timestamps[i]);
+      }
+      return n == 1 ? List.of(out[0]) : FrozenList.wrap(out);
     }
 
     void clear() {
-      // Let the samples of the last parse go, and the entries of a cache since emptied.
-      Arrays.fill(samples, 0, size, null);
+      // Let go of the entries of a cache since emptied.
       Arrays.fill(entries, 0, size, null);
       size = 0;
       groupCount = 0;
