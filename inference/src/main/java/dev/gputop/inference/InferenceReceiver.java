@@ -23,6 +23,7 @@ import dev.gputop.inference.parse.Exposition;
 import dev.gputop.inference.parse.ExpositionFormatException;
 import dev.gputop.inference.parse.ExpositionParser;
 import dev.gputop.inference.parse.ParserLimits;
+import dev.gputop.inference.parse.ParserTables;
 import dev.gputop.inference.scrape.ScrapeResult;
 import dev.gputop.inference.scrape.ScrapeTarget;
 import dev.gputop.inference.scrape.Scraper;
@@ -278,14 +279,17 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
         + (n.getRawQuery() == null ? "" : "?" + n.getRawQuery());
   }
 
+  /** What all servers' parsers share (strings, labels, keys); they parse on the refresh thread. */
+  private final ParserTables parserTables = new ParserTables();
+
   private ServerState newState(Target t) {
     ScrapeConfig s = config.scrape();
     ParserLimits limits = new ParserLimits(s.maxLineLength(), s.maxSeries(), s.maxLabels());
     if (logger.isLoggable(Level.INFO)) {
       logger.info("inference server " + t.name() + " (" + t.source() + ") at " + t.url());
     }
-    return new ServerState(t.name(), CONFIGURED.equals(t.source()), new ExpositionParser(limits),
-        new ServerWindow(config.window(), maxScrapes));
+    return new ServerState(t.name(), CONFIGURED.equals(t.source()),
+        new ExpositionParser(limits, parserTables), new ServerWindow(config.window(), maxScrapes));
   }
 
   @Override

@@ -76,7 +76,7 @@ public final class ExpositionParser {
   private static final byte BOUND_LE = 1;
   private static final byte BOUND_QUANTILE = 2;
 
-  private static final double[] NO_DOUBLES = new double[0];
+  static final double[] NO_DOUBLES = new double[0];
 
   /** Bit 0: may start a metric name; bit 1: may continue one; bit 2: may continue a label name. */
   private static final byte[] CHAR_CLASS = new byte[256];
@@ -109,9 +109,9 @@ public final class ExpositionParser {
   private int cacheSize;
   private long cacheBytes;
   private final long hashSeed = ThreadLocalRandom.current().nextLong();
-  private final StringTable strings = new StringTable(hashSeed);
-  /** Interned group label sets ({@link Entry#group}), emptied with the cache. */
-  private final HashMap<Labels, Labels> groupLabels = new HashMap<>();
+  /** Strings, label sets, key bytes and scratch space, maybe shared with other parsers. */
+  private final ParserTables tables;
+  private final StringTable strings;
   /** Sentinel whose {@code next} is the first entry of the previous parse. */
   private final Entry head = new Entry(new byte[0], 0, KIND_COMMENT, null, null, null, null);
 
@@ -128,23 +128,41 @@ public final class ExpositionParser {
   private FamilyBuilder current;
   private String lastSampleName;
   private FamilyBuilder lastFamily;
-  private final HashMap<String, FamilyBuilder> byName = new HashMap<>();
-  private final ArrayList<FamilyBuilder> order = new ArrayList<>();
-  private final ArrayList<FamilyBuilder> pool = new ArrayList<>();
+  private final HashMap<String, FamilyBuilder> byName;
+  private final ArrayList<FamilyBuilder> order;
+  private final ArrayList<FamilyBuilder> pool;
 
-  /** A parser that enforces these limits. */
+  /** A parser that enforces these limits, with tables of its own. */
   public ExpositionParser(ParserLimits limits) {
-    this(limits, DEFAULT_MAX_CACHE_ENTRIES, DEFAULT_MAX_CACHE_BYTES);
+    this(limits, new ParserTables());
   }
 
-  /** A parser with a smaller or larger cache, for tests. */
+  /**
+   * A parser that enforces these limits and shares {@code tables} with the other parsers of its
+   * receiver: they must parse one at a time (see {@link ParserTables}).
+   */
+  public ExpositionParser(ParserLimits limits, ParserTables tables) {
+    this(limits, tables, DEFAULT_MAX_CACHE_ENTRIES, DEFAULT_MAX_CACHE_BYTES);
+  }
+
+  /** A parser with a smaller or larger cache and tables of its own as small, for tests. */
   ExpositionParser(ParserLimits limits, int maxCacheEntries, long maxCacheBytes) {
+    this(limits, new ParserTables(maxCacheEntries, maxCacheBytes), maxCacheEntries, maxCacheBytes);
+  }
+
+  private ExpositionParser(
+      ParserLimits limits, ParserTables tables, int maxCacheEntries, long maxCacheBytes) {
     this.limits = Objects.requireNonNull(limits, "limits");
+    this.tables = Objects.requireNonNull(tables, "tables");
     if (maxCacheEntries <= 0 || maxCacheBytes <= 0) {
       throw new IllegalArgumentException("cache bounds must be positive");
     }
     this.maxCacheEntries = maxCacheEntries;
     this.maxCacheBytes = maxCacheBytes;
+    this.strings = tables.strings;
+    this.byName = tables.byName;
+    this.order = tables.order;
+    this.pool = tables.pool;
   }
 
   /** Parses a whole exposition given as text; see {@link #parse(byte[], int, int)}. */
@@ -164,9 +182,7 @@ public final class ExpositionParser {
    */
   public Exposition parse(byte[] body, int offset, int length) throws ExpositionFormatException {
     Objects.checkFromIndexSize(offset, length, body.length);
-    if (stringsFull()) {
-      clearCache();
-    }
+    tables.acquire();
     try {
       return parseRange(body, offset, offset + length, endsWithEof(body, offset, offset + length));
     } catch (RuntimeException e) {
@@ -177,7 +193,9 @@ public final class ExpositionParser {
       f.initCause(e);
       throw f;
     } finally {
+      // Also lets go of the body: a parser keeps nothing of it between parses.
       reset();
+      tables.release();
     }
   }
 
@@ -634,7 +652,7 @@ public final class ExpositionParser {
     Labels labels =
         n == 0
             ? Labels.EMPTY
-            : Labels.fromArrays(Arrays.copyOf(names, n), Arrays.copyOf(values, n));
+            : tables.labels(Labels.fromArrays(Arrays.copyOf(names, n), Arrays.copyOf(values, n)));
     Entry entry = newEntry(s, e, hash, KIND_SERIES, name, labels, null, null);
     entry.hasLabels = true;
     return seriesEntry(entry);
@@ -656,7 +674,7 @@ public final class ExpositionParser {
     entry.suffix = suffix;
     if (suffix != SUFFIX_NONE) {
       // The key starts with the name, which has no escapes: its bytes less the suffix's.
-      entry.base = strings.get(entry.key, 0, name.length() - SUFFIXES[suffix - 1].length());
+      entry.text = strings.get(entry.key, 0, name.length() - SUFFIXES[suffix - 1].length());
     }
     Labels labels = entry.labels;
     Labels group = labels;
@@ -680,8 +698,7 @@ public final class ExpositionParser {
         group = labels.without("quantile");
       }
     }
-    Labels interned = groupLabels.putIfAbsent(group, group);
-    entry.group = interned == null ? group : interned;
+    entry.group = tables.labels(group);
     return entry;
   }
 
@@ -825,10 +842,10 @@ public final class ExpositionParser {
   /**
    * {@link #fits(FamilyBuilder, String)}, first by identity: family and sample names come from
    * one string table, so a sample of the family usually has the family's name as its {@link
-   * Entry#base} (or its name), and its suffix is known.
+   * Entry#text} (or its name), and its suffix is known.
    */
   private static boolean fits(FamilyBuilder f, Entry e) {
-    if (f.name == e.base) {
+    if (f.name == e.text) {
       return fitsSuffix(f.type, SUFFIXES[e.suffix - 1]);
     }
     if (f.name == e.name) {
@@ -937,7 +954,7 @@ public final class ExpositionParser {
   }
 
   /** Groups a histogram family's samples into one {@link Histogram} per label set. */
-  private static List<Histogram> histograms(FamilyBuilder f, boolean gauge) {
+  private List<Histogram> histograms(FamilyBuilder f, boolean gauge) {
     Entry[] entries = f.entries;
     double[] values = f.values;
     for (int i = 0, n = f.size; i < n; i++) {
@@ -947,23 +964,23 @@ public final class ExpositionParser {
         case SUFFIX_BUCKET:
           // PromQL skips a bucket without le or whose le does not parse (BadBucketLabel).
           if (e.boundLabel == BOUND_LE && !Double.isNaN(e.bound)) {
-            f.group(e.group).add(e.bound, v);
+            f.group(e.group, e).add(e.bound, v);
           }
           break;
         case SUFFIX_SUM:
         case SUFFIX_GSUM:
           if ((e.suffix == SUFFIX_GSUM) == gauge) {
-            f.group(e.group).sum = v;
+            f.group(e.group, e).sum = v;
           }
           break;
         case SUFFIX_COUNT:
         case SUFFIX_GCOUNT:
           if ((e.suffix == SUFFIX_GCOUNT) == gauge) {
-            f.group(e.group).count = v;
+            f.group(e.group, e).count = v;
           }
           break;
         case SUFFIX_CREATED:
-          f.group(e.group).created = v;
+          f.group(e.group, e).created = v;
           break;
         default:
           break;
@@ -1020,26 +1037,26 @@ public final class ExpositionParser {
     for (int i = 0, n = f.size; i < n; i++) {
       Entry e = entries[i];
       if (e.boundLabel == BOUND_LE && !Double.isNaN(e.bound)) {
-        f.group(e.group).add(e.bound, f.values[i]);
+        f.group(e.group, e).add(e.bound, f.values[i]);
       }
     }
     String base = f.name.substring(0, f.name.length() - "_bucket".length());
     FamilyBuilder sums = byName.get(base + "_sum");
     if (sums != null && sums.type == MetricType.UNTYPED) {
       for (int i = 0; i < sums.size; i++) {
-        f.group(sums.entries[i].group).sum = sums.values[i];
+        f.group(sums.entries[i].group, sums.entries[i]).sum = sums.values[i];
       }
     }
     FamilyBuilder counts = byName.get(base + "_count");
     if (counts != null && counts.type == MetricType.UNTYPED) {
       for (int i = 0; i < counts.size; i++) {
-        f.group(counts.entries[i].group).count = counts.values[i];
+        f.group(counts.entries[i].group, counts.entries[i]).count = counts.values[i];
       }
     }
     return emitHistograms(f);
   }
 
-  private static List<Histogram> emitHistograms(FamilyBuilder f) {
+  private List<Histogram> emitHistograms(FamilyBuilder f) {
     if (f.groupCount == 0) {
       return List.of();
     }
@@ -1047,13 +1064,13 @@ public final class ExpositionParser {
     for (int i = 0; i < f.groupCount; i++) {
       GroupBuilder g = f.groups.get(i);
       g.sort();
-      out[i] = new Histogram(g.labels, g.boundsCopy(), g.valuesCopy(), g.sum, g.count, g.created);
+      out[i] = new Histogram(g.labels, g.boundsCopy(tables), g.valuesCopy(), g.sum, g.count, g.created);
     }
     return listOf(out);
   }
 
   /** Groups a summary family's samples into one {@link Summary} per label set. */
-  private static List<Summary> summaries(FamilyBuilder f) {
+  private List<Summary> summaries(FamilyBuilder f) {
     Entry[] entries = f.entries;
     double[] values = f.values;
     for (int i = 0, n = f.size; i < n; i++) {
@@ -1061,14 +1078,14 @@ public final class ExpositionParser {
       double v = values[i];
       if (e.name.length() == f.name.length()) {
         if (e.boundLabel == BOUND_QUANTILE && !Double.isNaN(e.bound)) {
-          f.group(e.group).add(e.bound, v);
+          f.group(e.group, e).add(e.bound, v);
         }
       } else if (e.suffix == SUFFIX_SUM) {
-        f.group(e.group).sum = v;
+        f.group(e.group, e).sum = v;
       } else if (e.suffix == SUFFIX_COUNT) {
-        f.group(e.group).count = v;
+        f.group(e.group, e).count = v;
       } else if (e.suffix == SUFFIX_CREATED) {
-        f.group(e.group).created = v;
+        f.group(e.group, e).created = v;
       }
     }
     if (f.groupCount == 0) {
@@ -1078,7 +1095,7 @@ public final class ExpositionParser {
     for (int i = 0; i < f.groupCount; i++) {
       GroupBuilder g = f.groups.get(i);
       g.sort();
-      out[i] = new Summary(g.labels, g.boundsCopy(), g.valuesCopy(), g.sum, g.count, g.created);
+      out[i] = new Summary(g.labels, g.boundsCopy(tables), g.valuesCopy(), g.sum, g.count, g.created);
     }
     return listOf(out);
   }
@@ -1126,11 +1143,11 @@ public final class ExpositionParser {
 
   private Entry newEntry(
       int s, int e, int hash, byte kind, String name, Labels labels, String text, MetricType type) {
-    return new Entry(Arrays.copyOfRange(b, s, e), hash, kind, name, labels, text, type);
+    return new Entry(tables.keys.get(b, s, e), hash, kind, name, labels, text, type);
   }
 
   private void insert(Entry e) {
-    if (cacheSize >= maxCacheEntries || cacheBytes + e.key.length > maxCacheBytes || stringsFull()) {
+    if (cacheSize >= maxCacheEntries || cacheBytes + e.key.length > maxCacheBytes) {
       clearCache();
     }
     if (cacheSize >= table.length * 3 / 4) {
@@ -1158,21 +1175,13 @@ public final class ExpositionParser {
     table = t;
   }
 
-  /**
-   * Strings are interned before their line is known to be valid, so a server whose scrapes keep
-   * failing could fill the string table without adding entries: it has its own bounds.
-   */
-  private boolean stringsFull() {
-    return strings.size() >= 4 * maxCacheEntries || strings.bytes() > maxCacheBytes;
-  }
-
   private void clearCache() {
     // Back to the initial size: a burst of series should not pin a large table for good.
     table = new Entry[INITIAL_TABLE_SIZE];
     cacheSize = 0;
     cacheBytes = 0;
-    strings.clear();
-    groupLabels.clear();
+    // The tables are bounded on their own: strings are interned before their line is known to be
+    // valid, so a server whose scrapes keep failing could fill them without adding entries.
     // Drop the chain of predictions too, so the old generation can be collected.
     head.next = null;
     prev = head;
@@ -1186,6 +1195,11 @@ public final class ExpositionParser {
   /** Number of interned strings, for tests. */
   int stringCount() {
     return strings.size();
+  }
+
+  /** The tables this parser uses, for tests. */
+  ParserTables tables() {
+    return tables;
   }
 
   // ---------------------------------------------------------------- helpers
@@ -1320,19 +1334,22 @@ public final class ExpositionParser {
    * line, with what they parse to. {@code next} remembers which entry followed this one in the
    * last parse, which is usually what follows it in the next one.
    */
-  private static final class Entry {
+  static final class Entry {
     final byte[] key;
     final int hash;
     final byte kind;
     final String name;
     final Labels labels;
-    final String text;
+    /**
+     * For a HELP or UNIT line: its text. For a series with a suffix: its name without it, from
+     * the string table, to find its family by identity (one field for both keeps an entry at 64
+     * bytes).
+     */
+    String text;
     final MetricType type;
     boolean hasLabels;
     /** For a series: the suffix its name ends with ({@code SUFFIX_*}). */
     byte suffix;
-    /** For a series with a suffix: its name without it, from the parser's string table. */
-    String base;
     /** For a series: which label {@link #bound} was read from ({@code BOUND_*}). */
     byte boundLabel;
     /** For a series: its {@code le} or {@code quantile} parsed once, NaN when it does not parse. */
@@ -1343,6 +1360,8 @@ public final class ExpositionParser {
      * _count}.
      */
     Labels group;
+    /** For the first sample of a histogram or summary series: its bounds in the last parse. */
+    double[] lastBounds;
     Entry next;
     Entry chain;
 
@@ -1358,7 +1377,7 @@ public final class ExpositionParser {
   }
 
   /** A family being assembled; reused from parse to parse. */
-  private static final class FamilyBuilder {
+  static final class FamilyBuilder {
     String name;
     MetricType type;
     boolean typeDeclared;
@@ -1418,7 +1437,8 @@ public final class ExpositionParser {
       groupIndex = null;
     }
 
-    GroupBuilder group(Labels labels) {
+    /** The series of {@code labels}, started by {@code owner} when new. */
+    GroupBuilder group(Labels labels, Entry owner) {
       GroupBuilder g = lastGroup;
       if (g != null && g.labels.equals(labels)) {
         return g;
@@ -1443,7 +1463,7 @@ public final class ExpositionParser {
           groups.add(g);
         }
         groupCount++;
-        g.start(labels);
+        g.start(labels, owner);
         if (groupIndex != null) {
           groupIndex.put(labels, g);
         } else if (groupCount > LINEAR_GROUPS) {
@@ -1459,7 +1479,7 @@ public final class ExpositionParser {
   }
 
   /** One histogram or summary series being assembled; reused from parse to parse. */
-  private static final class GroupBuilder {
+  static final class GroupBuilder {
     Labels labels;
     double[] bounds = new double[16];
     double[] values = new double[16];
@@ -1467,11 +1487,12 @@ public final class ExpositionParser {
     double sum;
     double count;
     double created;
-    /** The bounds this builder last returned, shared with the next parse when they are equal. */
-    double[] lastBounds;
+    /** The cache entry of the series' first sample, which keeps its bounds array. */
+    Entry owner;
 
-    void start(Labels labels) {
+    void start(Labels labels, Entry owner) {
       this.labels = labels;
+      this.owner = owner;
       n = 0;
       sum = Double.NaN;
       count = Double.NaN;
@@ -1503,13 +1524,18 @@ public final class ExpositionParser {
       }
     }
 
-    /** The sorted bounds as an array of their own: the previous one when equal. */
-    double[] boundsCopy() {
-      if (lastBounds != null && lastBounds.length == n && Arrays.equals(lastBounds, 0, n, bounds, 0, n)) {
-        return lastBounds;
+    /**
+     * The sorted bounds as a shared, never modified array: the one this series had last time
+     * when they are equal, else the tables' (what other servers with these bounds have).
+     */
+    double[] boundsCopy(ParserTables tables) {
+      double[] last = owner.lastBounds;
+      if (last != null && last.length == n && Arrays.equals(last, 0, n, bounds, 0, n)) {
+        return last;
       }
-      lastBounds = n == 0 ? NO_DOUBLES : Arrays.copyOf(bounds, n);
-      return lastBounds;
+      last = tables.bounds(bounds, n);
+      owner.lastBounds = last;
+      return last;
     }
 
     double[] valuesCopy() {
