@@ -1,5 +1,8 @@
 package dev.gputop.inference.discovery;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import dev.gputop.config.Endpoint;
 import java.net.URI;
 import java.util.List;
@@ -21,8 +24,9 @@ import java.util.Objects;
  * @param containerId the container ID when it runs in one, else null
  * @param pod the Kubernetes pod and container it runs in, else null
  */
+@JsonPropertyOrder({"name", "engine", "url"}) // discover --json, as before the endpoint was one value
 public record DiscoveredServer(
-    Endpoint endpoint,
+    @JsonIgnore Endpoint endpoint,
     String engine,
     List<Integer> gpus,
     List<Long> pids,
@@ -39,11 +43,13 @@ public record DiscoveredServer(
   }
 
   /** The server's name: {@code endpoint().name()}. */
+  @JsonProperty
   public String name() {
     return endpoint.name();
   }
 
   /** The metrics URL: {@code endpoint().url()}. */
+  @JsonProperty
   public URI url() {
     return endpoint.url();
   }
