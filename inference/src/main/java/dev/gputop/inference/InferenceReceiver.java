@@ -16,6 +16,7 @@ import dev.gputop.inference.engine.Engine;
 import dev.gputop.inference.engine.EngineMapper;
 import dev.gputop.inference.engine.ServerScrape;
 import dev.gputop.inference.export.DiscoverySection;
+import dev.gputop.inference.export.ExportCache;
 import dev.gputop.inference.export.InferenceMetrics;
 import dev.gputop.inference.export.InferenceSnapshot;
 import dev.gputop.inference.export.SnapshotBuilder;
@@ -74,6 +75,8 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
   /** Unexpected errors of a cycle's stages (bugs): logged with a trace, throttled per stage. */
   private final FailureLog failures;
   private final int maxScrapes;
+  /** The servers' attribute sets, kept from one refresh to the next (refresh thread only). */
+  private final ExportCache exportCache = new ExportCache();
   private final EngineMapper mapper;
   private final Map<String, ServerState> states = new LinkedHashMap<>();
   private final AtomicReference<InferenceSnapshot> snapshot =
@@ -173,7 +176,7 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
     }
 
     Set<String> live = new HashSet<>();
-    SnapshotBuilder out = new SnapshotBuilder();
+    SnapshotBuilder out = new SnapshotBuilder(exportCache);
     for (int i = 0; i < targets.size(); i++) {
       Target t = targets.get(i);
       live.add(t.key());
