@@ -494,6 +494,45 @@ class HttpScraperTest {
     assertThat(server.connections.get()).isEqualTo(1);
   }
 
+  @Test
+  void scrapeAll_afterTheResultsAreDropped_nothingOfTheExchangeKeepsTheBody() throws Exception {
+    // A body of its own size, kept-alive connections, and the scraper still open: only the
+    // results may hold the bodies, so once they are dropped every body can be collected.
+    String body = EXPOSITION.repeat(300);
+    TestHttpServer server = track(TestHttpServer.http()).handle("/metrics",
+        exchange -> TestHttpServer.send(exchange, 200, PROMETHEUS_TEXT, bytes(body)));
+    List<ScrapeTarget> targets = List.of(ScrapeTarget.of("a", server.uri("/metrics")),
+        ScrapeTarget.of("b", server.uri("/metrics?b")), ScrapeTarget.of("c", server.uri("/metrics?c")));
+
+    try (HttpScraper scraper = scraper(CONFIG)) {
+      List<java.lang.ref.WeakReference<byte[]>> bodies = new ArrayList<>();
+      for (int cycle = 0; cycle < 3; cycle++) {
+        bodies.addAll(scrapeAndKeepOnlyTheBodies(scraper, targets, body.length()));
+      }
+
+      // Waits for the event (every body collected), forcing collections; 30s is only the
+      // point where a body that is never collected fails the test.
+      long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (bodies.stream().anyMatch(ref -> ref.get() != null) && System.nanoTime() < end) {
+        System.gc();
+        Thread.sleep(20);
+      }
+      assertThat(bodies).hasSize(9).allMatch(ref -> ref.get() == null);
+    }
+  }
+
+  /** Scrapes, checks the bodies arrived, and returns weak references to them only. */
+  private static List<java.lang.ref.WeakReference<byte[]>> scrapeAndKeepOnlyTheBodies(
+      HttpScraper scraper, List<ScrapeTarget> targets, int length) {
+    List<java.lang.ref.WeakReference<byte[]>> refs = new ArrayList<>();
+    for (ScrapeResult result : scraper.scrapeAll(targets)) {
+      assertThat(result.outcome()).isEqualTo(Outcome.SUCCESS);
+      assertThat(result.length()).isEqualTo(length);
+      refs.add(new java.lang.ref.WeakReference<>(result.body()));
+    }
+    return refs;
+  }
+
   // --- helpers
 
   private <T extends AutoCloseable> T track(T resource) {
