@@ -183,8 +183,7 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
 
       String state = st.state();
       boolean down = "down".equals(state);
-      ServerWindow.Entry newest = st.window.newest();
-      List<String> served = newest == null ? List.of() : List.copyOf(newest.scrape().models());
+      List<String> served = st.window.models();
       String engine = st.engine.id();
       // A server's total is matched with its model when it serves one (docs/inference.md).
       String onlyModel = served.size() == 1 && !served.get(0).isEmpty() ? served.get(0) : null;

@@ -197,8 +197,7 @@ class ReplicaPipelineTest {
       w.add(clock.nanoTime(), clock.epochNanos(), mapper.map(parser.parse(r.render())));
       truths.add(r.truth());
     }
-    List<ServerWindow.Entry> entries = w.entries();
-    long oldestNanos = entries.get(0).nanos();
+    long oldestNanos = w.nanos(0);
     Truth oldest = truths.stream().filter(t -> t.nowNanos() == oldestNanos).findFirst().orElseThrow();
     Truth newest = truths.get(truths.size() - 1);
     return new Run(WindowStatistics.compute(w, null), oldest, newest, r.model().stats());

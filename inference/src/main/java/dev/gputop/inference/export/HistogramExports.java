@@ -3,8 +3,8 @@ package dev.gputop.inference.export;
 import dev.gputop.config.ExportedHistogram;
 import dev.gputop.config.PodIdentity;
 import dev.gputop.inference.engine.Concept;
-import dev.gputop.inference.engine.ConceptValues;
-import dev.gputop.inference.engine.HistogramSeries;
+import dev.gputop.inference.window.ConceptColumns;
+import dev.gputop.inference.window.SeriesColumn;
 import dev.gputop.inference.window.ServerWindow;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -51,23 +51,26 @@ public final class HistogramExports {
    * @param pod the pod the server runs in, or null
    */
   public static List<ExportedHistogram> of(String server, String engine, PodIdentity pod, ServerWindow window) {
-    ServerWindow.Entry newest = window.newest();
-    if (newest == null) {
+    if (window.size() == 0) {
       return List.of();
     }
+    int slot = window.slot(window.size() - 1);
     List<ExportedHistogram> out = new ArrayList<>();
     for (Concept c : ORDER) {
-      ConceptValues cv = newest.scrape().get(c);
-      if (cv == null) {
+      ConceptColumns cc = window.columns(c);
+      if (cc == null || !cc.inNewest()) {
         continue;
       }
-      Map<String, List<HistogramSeries>> byModel = new LinkedHashMap<>();
-      for (HistogramSeries h : cv.histograms().values()) {
-        byModel.computeIfAbsent(h.model(), k -> new ArrayList<>()).add(h);
+      Map<String, List<SeriesColumn>> byModel = new LinkedHashMap<>();
+      for (int j = 0; j < cc.size(); j++) {
+        SeriesColumn h = cc.get(j);
+        if (h.present(slot)) {
+          byModel.computeIfAbsent(h.model(), k -> new ArrayList<>()).add(h);
+        }
       }
-      for (Map.Entry<String, List<HistogramSeries>> e : byModel.entrySet()) {
-        ExportedHistogram h = merge(c, server, engine, pod, e.getKey(), e.getValue(),
-            window.eraStartEpochNanos(), newest.epochNanos());
+      for (Map.Entry<String, List<SeriesColumn>> e : byModel.entrySet()) {
+        ExportedHistogram h = merge(c, server, engine, pod, e.getKey(), e.getValue(), slot,
+            window.eraStartEpochNanos(), window.newestEpochNanos());
         if (h != null) {
           out.add(h);
         }
@@ -78,9 +81,9 @@ public final class HistogramExports {
 
   /** Sums series with one layout; null when they have none usable or differ in layout. */
   private static ExportedHistogram merge(
-      Concept c, String server, String engine, PodIdentity pod, String model, List<HistogramSeries> series,
-      long start, long now) {
-    HistogramSeries first = series.get(0);
+      Concept c, String server, String engine, PodIdentity pod, String model, List<SeriesColumn> series,
+      int slot, long start, long now) {
+    SeriesColumn first = series.get(0);
     double[] bounds = first.bounds();
     int n = bounds.length;
     if (n == 0 || bounds[n - 1] != Double.POSITIVE_INFINITY) {
@@ -88,14 +91,15 @@ public final class HistogramExports {
     }
     double[] cumulative = new double[n];
     double sum = 0;
-    for (HistogramSeries h : series) {
+    for (SeriesColumn h : series) {
       if (!Arrays.equals(h.bounds(), bounds)) {
         return null; // cannot add buckets with different boundaries
       }
       for (int i = 0; i < n; i++) {
-        cumulative[i] += h.cumulative()[i];
+        cumulative[i] += h.bucket(slot, i);
       }
-      sum += Double.isNaN(h.sum()) ? 0 : h.sum();
+      double s = h.sum(slot);
+      sum += Double.isNaN(s) ? 0 : s;
     }
     List<Double> boundaries = new ArrayList<>(n - 1);
     List<Long> counts = new ArrayList<>(n);

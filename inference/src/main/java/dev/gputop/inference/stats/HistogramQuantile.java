@@ -42,65 +42,88 @@ public final class HistogramQuantile {
    * @param counts each bucket's cumulative count (float, e.g. a rate)
    */
   public static Result bucketQuantile(double q, double[] upperBounds, double[] counts) {
+    double[] out = new double[1];
+    boolean forced = quantiles(new double[] {q}, upperBounds, counts, out);
+    return new Result(out[0], forced);
+  }
+
+  /**
+   * Several quantiles of one histogram, each exactly what {@link #bucketQuantile} returns for it:
+   * the buckets are sorted, merged and made monotonic once for all of them. The input arrays are
+   * not modified.
+   *
+   * @param qs the quantiles φ
+   * @param out receives each quantile's value, in the order of {@code qs}
+   * @return whether some bucket had to be raised to keep the counts monotonic
+   */
+  public static boolean quantiles(double[] qs, double[] upperBounds, double[] counts, double[] out) {
     if (upperBounds.length != counts.length) {
       throw new IllegalArgumentException("upper bounds and counts differ in length");
     }
     // 1. The quantile itself, before looking at the data.
-    if (Double.isNaN(q)) {
-      return new Result(Double.NaN, false);
-    }
-    if (q < 0) {
-      return new Result(Double.NEGATIVE_INFINITY, false);
-    }
-    if (q > 1) {
-      return new Result(Double.POSITIVE_INFINITY, false);
+    boolean anyInRange = false;
+    for (int k = 0; k < qs.length; k++) {
+      double q = qs[k];
+      out[k] = Double.isNaN(q) ? Double.NaN
+          : q < 0 ? Double.NEGATIVE_INFINITY : q > 1 ? Double.POSITIVE_INFINITY : Double.NaN;
+      anyInRange |= q >= 0 && q <= 1;
     }
     int n = upperBounds.length;
-    if (n == 0) {
-      return new Result(Double.NaN, false);
+    if (!anyInRange || n == 0) {
+      return false;
     }
     // 2. Sort by upper bound (stable, as Go's slices.SortFunc is not, but equal bounds are merged
-    // by addition next, so their order does not matter).
+    // by addition next, so their order does not matter). Bounds usually come sorted.
     double[] ub = new double[n];
     double[] c = new double[n];
-    Integer[] order = new Integer[n];
-    for (int i = 0; i < n; i++) {
-      order[i] = i;
-    }
-    if (!isSorted(upperBounds)) {
+    if (isSorted(upperBounds)) {
+      System.arraycopy(upperBounds, 0, ub, 0, n);
+      System.arraycopy(counts, 0, c, 0, n);
+    } else {
+      Integer[] order = new Integer[n];
+      for (int i = 0; i < n; i++) {
+        order[i] = i;
+      }
       Arrays.sort(order, (a, b) -> Double.compare(upperBounds[a], upperBounds[b]));
-    }
-    for (int i = 0; i < n; i++) {
-      ub[i] = upperBounds[order[i]];
-      c[i] = counts[order[i]];
+      for (int i = 0; i < n; i++) {
+        ub[i] = upperBounds[order[i]];
+        c[i] = counts[order[i]];
+      }
     }
     // 3. The highest bucket must be +Inf.
     if (!(ub[n - 1] == Double.POSITIVE_INFINITY)) {
-      return new Result(Double.NaN, false);
+      return false;
     }
     // 4. Merge buckets with identical upper bounds by adding their counts.
     n = coalesce(ub, c, n);
     // 5. Make counts monotonic, ignoring tiny relative differences.
     boolean forced = ensureMonotonic(c, n);
-    // 6. A lone +Inf bucket carries no shape.
-    if (n < 2) {
-      return new Result(Double.NaN, forced);
+    // 6. A lone +Inf bucket carries no shape. 7. No observations.
+    if (n < 2 || c[n - 1] == 0) {
+      return forced;
     }
-    // 7. No observations.
+    for (int k = 0; k < qs.length; k++) {
+      double q = qs[k];
+      if (q >= 0 && q <= 1) {
+        out[k] = interpolate(q, ub, c, n);
+      }
+    }
+    return forced;
+  }
+
+  /** Steps 8–10 on sorted, merged, monotonic buckets with observations. */
+  private static double interpolate(double q, double[] ub, double[] c, int n) {
     double observations = c[n - 1];
-    if (observations == 0) {
-      return new Result(Double.NaN, forced);
-    }
     // 8–9. The first bucket (excluding +Inf) whose cumulative count reaches the rank.
     double rank = q * observations;
     int b = searchFirstAtLeast(c, n - 1, rank);
     // 10. Rank in the +Inf bucket: the highest finite bound.
     if (b == n - 1) {
-      return new Result(ub[n - 2], forced);
+      return ub[n - 2];
     }
     // No interpolation below a first bucket whose bound is not positive.
     if (b == 0 && ub[0] <= 0) {
-      return new Result(ub[0], forced);
+      return ub[0];
     }
     double start = 0;
     double end = ub[b];
@@ -110,7 +133,7 @@ public final class HistogramQuantile {
       count -= c[b - 1];
       rank -= c[b - 1];
     }
-    return new Result(start + (end - start) * (rank / count), forced);
+    return start + (end - start) * (rank / count);
   }
 
   /** The quantile value alone; see {@link #bucketQuantile(double, double[], double[])}. */

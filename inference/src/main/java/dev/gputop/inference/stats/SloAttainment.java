@@ -35,24 +35,33 @@ public final class SloAttainment {
    * @param targets the resolved targets (objective set)
    */
   public static SloStats compute(ServerWindow window, String model, SloTargets targets) {
+    return compute(c -> WindowStatistics.buckets(window, c, model), targets);
+  }
+
+  /** A latency concept's windowed buckets, or null when the server does not export it. */
+  interface BucketSource {
+    WindowStatistics.Buckets of(Concept c);
+  }
+
+  /** The SLOs from buckets already summed (the statistics sum each latency once for both). */
+  static SloStats compute(BucketSource buckets, SloTargets targets) {
     if (targets == null || !targets.hasTargets()) {
       return SloStats.NONE;
     }
     double objective = targets.objective() == null ? SloTargets.DEFAULT_OBJECTIVE : targets.objective();
     return new SloStats(
-        value(window, Concept.TTFT, model, targets.ttft(), objective),
-        value(window, Concept.ITL, model, targets.itl(), objective),
-        value(window, Concept.E2E, model, targets.e2e(), objective),
-        value(window, Concept.QUEUE, model, targets.queue(), objective),
+        value(buckets, Concept.TTFT, targets.ttft(), objective),
+        value(buckets, Concept.ITL, targets.itl(), objective),
+        value(buckets, Concept.E2E, targets.e2e(), objective),
+        value(buckets, Concept.QUEUE, targets.queue(), objective),
         targets.minRequests() == null ? SloTargets.DEFAULT_MIN_REQUESTS : targets.minRequests());
   }
 
-  private static SloStats.Value value(
-      ServerWindow window, Concept c, String model, Duration target, double objective) {
+  private static SloStats.Value value(BucketSource buckets, Concept c, Duration target, double objective) {
     if (target == null) {
       return null;
     }
-    WindowStatistics.Buckets b = WindowStatistics.buckets(window, c, model);
+    WindowStatistics.Buckets b = buckets.of(c);
     if (b == null) {
       return null; // the server does not export this histogram
     }
@@ -87,6 +96,9 @@ public final class SloAttainment {
       return Double.NaN;
     }
     int n = bounds.length;
+    if (strictlyAscending(bounds)) {
+      return fractionOfMerged(target, bounds, counts, n, total);
+    }
     Integer[] order = new Integer[n];
     for (int i = 0; i < n; i++) {
       order[i] = i;
@@ -107,6 +119,21 @@ public final class SloAttainment {
         c[m++] = counts[order[i]];
       }
     }
+    return fractionOfMerged(target, ub, c, m, total);
+  }
+
+  /** Bounds ascending without NaN or repeats (the usual single layout): nothing to sort or merge. */
+  private static boolean strictlyAscending(double[] bounds) {
+    for (int i = 0; i < bounds.length; i++) {
+      if (Double.isNaN(bounds[i]) || (i > 0 && !(bounds[i - 1] < bounds[i]))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** {@link #fraction} on the first {@code m} buckets, sorted and merged. */
+  private static double fractionOfMerged(double target, double[] ub, double[] c, int m, double total) {
     // The first bucket whose bound reaches the target.
     int b = 0;
     while (b < m && ub[b] < target) {

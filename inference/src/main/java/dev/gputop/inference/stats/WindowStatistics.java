@@ -3,14 +3,11 @@ package dev.gputop.inference.stats;
 import dev.gputop.config.SloTargets;
 import dev.gputop.inference.engine.Concept;
 import dev.gputop.inference.engine.ConceptValues;
-import dev.gputop.inference.engine.HistogramSeries;
 import dev.gputop.inference.engine.Series;
-import dev.gputop.inference.engine.SeriesKey;
-import dev.gputop.inference.engine.ServerScrape;
+import dev.gputop.inference.window.ConceptColumns;
+import dev.gputop.inference.window.SeriesColumn;
 import dev.gputop.inference.window.ServerWindow;
-import java.util.LinkedHashSet;
-import java.util.List;
-import java.util.Set;
+import java.util.Arrays;
 
 /**
  * Computes a server's {@link ServerStats} from its window, as docs/inference.md describes:
@@ -29,7 +26,11 @@ import java.util.Set;
  *       count of 0 and null values; a latency the server does not export is null.
  * </ul>
  *
- * <p>Stateless and thread-safe.
+ * <p>It reads the window's columns in place ({@link ServerWindow}): one small context per call
+ * holds the range's times and the scratch arrays, and each latency's buckets are summed once,
+ * for its percentiles and its SLO alike.
+ *
+ * <p>Stateless; a window is read by its owner thread only.
  */
 public final class WindowStatistics {
 
@@ -44,8 +45,12 @@ public final class WindowStatistics {
    * @param slo the targets that apply (resolved from {@code inference.slo})
    */
   public static ServerStats compute(ServerWindow window, String model, SloTargets slo) {
-    ServerStats stats = compute(window, model);
-    return slo == null || !slo.hasTargets() ? stats : stats.withSlo(SloAttainment.compute(window, model, slo));
+    if (window.size() == 0) {
+      return ServerStats.EMPTY;
+    }
+    Range r = new Range(window, model);
+    ServerStats stats = compute(r);
+    return slo == null || !slo.hasTargets() ? stats : stats.withSlo(SloAttainment.compute(r::buckets, slo));
   }
 
   /**
@@ -54,47 +59,46 @@ public final class WindowStatistics {
    * @param model the model to restrict to, or null for the whole server
    */
   public static ServerStats compute(ServerWindow window, String model) {
-    List<ServerWindow.Entry> entries = window.entries();
-    if (entries.isEmpty()) {
-      return ServerStats.EMPTY;
-    }
-    ServerScrape newest = entries.get(entries.size() - 1).scrape();
-    Integer running = gaugeSum(newest, Concept.RUNNING, model);
-    Integer waiting = gaugeSum(newest, Concept.WAITING, model);
-    Double kv = gaugeMax(newest, Concept.KV_CACHE, model);
-    Double hitGauge = hitRateGauge(newest, model);
-    if (entries.size() < 2) {
+    return window.size() == 0 ? ServerStats.EMPTY : compute(new Range(window, model));
+  }
+
+  private static ServerStats compute(Range r) {
+    ServerWindow w = r.window;
+    String model = r.model;
+    Integer running = gaugeSum(w, Concept.RUNNING, model);
+    Integer waiting = gaugeSum(w, Concept.WAITING, model);
+    Double kv = gaugeMax(w, Concept.KV_CACHE, model);
+    Double hitGauge = hitRateGauge(w, model);
+    if (r.m < 2) {
       return new ServerStats(running, waiting, kv, hitGauge, null, null, null, null,
-          notYet(newest, Concept.TTFT, model), notYet(newest, Concept.ITL, model),
-          notYet(newest, Concept.E2E, model), notYet(newest, Concept.QUEUE, model), null,
-          null, null, notYet(newest, Concept.PREFILL, model), notYet(newest, Concept.DECODE, model),
-          SloStats.NONE);
+          notYet(r, Concept.TTFT), notYet(r, Concept.ITL), notYet(r, Concept.E2E),
+          notYet(r, Concept.QUEUE), null, null, null, notYet(r, Concept.PREFILL),
+          notYet(r, Concept.DECODE), SloStats.NONE);
     }
-    Range r = new Range(entries, window.rangeStartNanos());
-    Double prefix = prefixHitRatio(r, model);
-    if (prefix == null && newest.get(Concept.PREFIX_HITS) == null) {
+    Double prefix = ratio(r, Concept.PREFIX_HITS, Concept.PREFIX_QUERIES);
+    if (prefix == null && !w.has(Concept.PREFIX_HITS)) {
       prefix = hitGauge;
     }
-    LatencyStats ttft = latency(r, Concept.TTFT, model);
-    LatencyStats queue = latency(r, Concept.QUEUE, model);
+    LatencyStats ttft = latency(r, Concept.TTFT);
+    LatencyStats queue = latency(r, Concept.QUEUE);
     return new ServerStats(
         running,
         waiting,
         kv,
         prefix,
-        rate(r, Concept.REQUESTS, model),
-        rate(r, Concept.PROMPT_TOKENS, model),
-        rate(r, Concept.GENERATION_TOKENS, model),
-        rate(r, Concept.PREEMPTIONS, model),
+        rate(r, Concept.REQUESTS),
+        rate(r, Concept.PROMPT_TOKENS),
+        rate(r, Concept.GENERATION_TOKENS),
+        rate(r, Concept.PREEMPTIONS),
         ttft,
-        latency(r, Concept.ITL, model),
-        latency(r, Concept.E2E, model),
+        latency(r, Concept.ITL),
+        latency(r, Concept.E2E),
         queue,
-        ttft == null ? ttftApprox(r, queue, model) : null,
-        rate(r, Concept.FAILED_REQUESTS, model),
-        ratio(r, Concept.SPEC_ACCEPTED_TOKENS, Concept.SPEC_DRAFT_TOKENS, model),
-        latency(r, Concept.PREFILL, model),
-        latency(r, Concept.DECODE, model),
+        ttft == null ? ttftApprox(r, queue) : null,
+        rate(r, Concept.FAILED_REQUESTS),
+        ratio(r, Concept.SPEC_ACCEPTED_TOKENS, Concept.SPEC_DRAFT_TOKENS),
+        latency(r, Concept.PREFILL),
+        latency(r, Concept.DECODE),
         SloStats.NONE);
   }
 
@@ -102,61 +106,104 @@ public final class WindowStatistics {
    * TGI's approximate TTFT: mean queue time + mean prefill batch time over the window (a
    * request waits in the queue, then its prefill batch runs). Null unless both are known.
    */
-  private static Double ttftApprox(Range r, LatencyStats queue, String model) {
+  private static Double ttftApprox(Range r, LatencyStats queue) {
     if (queue == null || queue.mean() == null) {
       return null;
     }
-    LatencyStats prefill = latency(r, Concept.PREFILL_BATCH, model);
+    LatencyStats prefill = latency(r, Concept.PREFILL_BATCH);
     if (prefill == null || prefill.mean() == null) {
       return null;
     }
     return queue.mean() + prefill.mean();
   }
 
-  /** The entries with times in seconds relative to the range start. */
+  /**
+   * One call's view of the window: the scrapes' slots, their times in seconds relative to the
+   * range start, scratch arrays for one series' samples, and each latency's buckets once summed.
+   */
   private static final class Range {
-    final List<ServerWindow.Entry> entries;
+    final ServerWindow window;
+    final String model;
+    final int m;
+    final int[] slots;
     final double[] times;
     final double start;
     final double end;
-    final double[] scratch;
-    final double[] scratchTimes;
+    /** One series' samples: their slots, times and values. */
+    final int[] at;
+    final double[] t;
+    final double[] v;
+    private final Buckets[] buckets = new Buckets[Concept.values().length];
+    private final boolean[] summed = new boolean[buckets.length];
 
-    Range(List<ServerWindow.Entry> entries, long rangeStartNanos) {
-      this.entries = entries;
-      this.times = new double[entries.size()];
-      for (int i = 0; i < times.length; i++) {
-        times[i] = (entries.get(i).nanos() - rangeStartNanos) / 1e9;
+    Range(ServerWindow window, String model) {
+      this.window = window;
+      this.model = model;
+      this.m = window.size();
+      this.slots = new int[m];
+      this.times = new double[m];
+      long rangeStartNanos = window.rangeStartNanos();
+      for (int i = 0; i < m; i++) {
+        slots[i] = window.slot(i);
+        times[i] = (window.nanos(i) - rangeStartNanos) / 1e9;
       }
       this.start = 0;
-      this.end = times[times.length - 1];
-      this.scratch = new double[times.length];
-      this.scratchTimes = new double[times.length];
+      this.end = times[m - 1];
+      this.at = new int[m];
+      this.t = new double[m];
+      this.v = new double[m];
+    }
+
+    /** The concept's buckets for this model, summed on the first call ({@link #buckets(ServerWindow, Concept, String)}). */
+    Buckets buckets(Concept c) {
+      int i = c.ordinal();
+      if (!summed[i]) {
+        buckets[i] = sum(this, c);
+        summed[i] = true;
+      }
+      return buckets[i];
+    }
+
+    /** Gathers the samples of {@code col} in the window; returns how many. */
+    int gather(SeriesColumn col) {
+      int n = 0;
+      for (int i = 0; i < m; i++) {
+        int p = slots[i];
+        if (col.present(p)) {
+          at[n] = p;
+          t[n++] = times[i];
+        }
+      }
+      return n;
     }
   }
 
   /** A latency the server exports but the window can't compute yet: every field null. */
   private static final LatencyStats NOT_YET = new LatencyStats(null, null, null, null, null);
 
-  private static LatencyStats notYet(ServerScrape newest, Concept c, String model) {
-    ConceptValues cv = newest.get(c);
-    if (cv == null) {
-      return null;
+  /** With one scrape: {@link #NOT_YET} when the scrape has the histogram, else null. */
+  private static LatencyStats notYet(Range r, Concept c) {
+    return hasSeries(r.window.columns(c), r.model) ? NOT_YET : null;
+  }
+
+  private static boolean hasSeries(ConceptColumns cc, String model) {
+    if (cc == null) {
+      return false;
     }
-    for (HistogramSeries h : cv.histograms().values()) {
-      if (matches(model, h.model())) {
-        return NOT_YET;
+    for (int j = 0, n = cc.size(); j < n; j++) {
+      if (matches(model, cc.get(j).model())) {
+        return true;
       }
     }
-    return null;
+    return false;
   }
 
   private static boolean matches(String model, String seriesModel) {
     return model == null || model.equals(seriesModel);
   }
 
-  private static Integer gaugeSum(ServerScrape s, Concept c, String model) {
-    ConceptValues cv = s.get(c);
+  private static Integer gaugeSum(ServerWindow w, Concept c, String model) {
+    ConceptValues cv = w.gauge(c);
     if (cv == null) {
       return null;
     }
@@ -171,8 +218,8 @@ public final class WindowStatistics {
     return any ? (int) Math.round(sum) : null;
   }
 
-  private static Double gaugeMax(ServerScrape s, Concept c, String model) {
-    ConceptValues cv = s.get(c);
+  private static Double gaugeMax(ServerWindow w, Concept c, String model) {
+    ConceptValues cv = w.gauge(c);
     if (cv == null) {
       return null;
     }
@@ -186,8 +233,8 @@ public final class WindowStatistics {
   }
 
   /** vLLM V0's cumulative hit-rate gauge: the mean of the series that are not −1 (off). */
-  private static Double hitRateGauge(ServerScrape s, String model) {
-    ConceptValues cv = s.get(Concept.PREFIX_HIT_RATE_GAUGE);
+  private static Double hitRateGauge(ServerWindow w, String model) {
+    ConceptValues cv = w.gauge(Concept.PREFIX_HIT_RATE_GAUGE);
     if (cv == null) {
       return null;
     }
@@ -202,91 +249,63 @@ public final class WindowStatistics {
     return n == 0 ? null : sum / n;
   }
 
-  private static Set<SeriesKey> counterKeys(Range r, Concept c, String model) {
-    Set<SeriesKey> keys = new LinkedHashSet<>();
-    for (ServerWindow.Entry e : r.entries) {
-      ConceptValues cv = e.scrape().get(c);
-      if (cv == null) {
-        continue;
-      }
-      for (Series x : cv.series().values()) {
-        if (matches(model, x.model())) {
-          keys.add(x.key());
-        }
-      }
-    }
-    return keys;
-  }
-
-  /** Gathers one series' samples into the scratch arrays; returns how many. */
-  private static int gather(Range r, Concept c, SeriesKey key) {
-    int n = 0;
-    for (int i = 0; i < r.entries.size(); i++) {
-      ConceptValues cv = r.entries.get(i).scrape().get(c);
-      if (cv == null) {
-        continue;
-      }
-      Series x = cv.series().get(key);
-      if (x != null) {
-        r.scratchTimes[n] = r.times[i];
-        r.scratch[n++] = x.value();
-      }
-    }
-    return n;
-  }
-
   /** Σ over series of PromQL rate(); null when no series has two samples. */
-  private static Double rate(Range r, Concept c, String model) {
-    return sumOverSeries(
-        r, c, model, (g, n) -> Rate.rate(g.scratchTimes, g.scratch, n, g.start, g.end));
+  private static Double rate(Range r, Concept c) {
+    return sumOverSeries(r, c, true);
   }
 
   /** Σ over series of the raw increase; null when no series has two samples. */
-  private static Double increase(Range r, Concept c, String model) {
-    return sumOverSeries(r, c, model, (g, n) -> Rate.rawIncrease(g.scratch, n));
+  private static Double increase(Range r, Concept c) {
+    return sumOverSeries(r, c, false);
   }
 
-  /** What one counter series adds, from its {@code n} samples gathered in the scratch arrays. */
-  private interface PerSeries {
-    double of(Range gathered, int n);
-  }
-
-  /** Σ over the concept's series with two samples or more of {@code perSeries}; null when none. */
-  private static Double sumOverSeries(Range r, Concept c, String model, PerSeries perSeries) {
+  /**
+   * Σ over the counter concept's series with two samples or more of their rate (or raw
+   * increase); null when none.
+   */
+  private static Double sumOverSeries(Range r, Concept c, boolean rate) {
+    ConceptColumns cc = r.window.columns(c);
+    if (cc == null) {
+      return null;
+    }
     double total = 0;
     boolean any = false;
-    for (SeriesKey key : counterKeys(r, c, model)) {
-      int n = gather(r, c, key);
-      if (n >= 2) {
-        total += perSeries.of(r, n);
-        any = true;
+    for (int j = 0, cn = cc.size(); j < cn; j++) {
+      SeriesColumn col = cc.get(j);
+      if (!matches(r.model, col.model())) {
+        continue;
       }
+      int n = r.gather(col);
+      if (n < 2) {
+        continue;
+      }
+      for (int k = 0; k < n; k++) {
+        r.v[k] = col.value(r.at[k]);
+      }
+      total += rate ? Rate.rate(r.t, r.v, n, r.start, r.end) : Rate.rawIncrease(r.v, n);
+      any = true;
     }
     return any ? total : null;
-  }
-
-  private static Double prefixHitRatio(Range r, String model) {
-    // Hits and queries are counted at slightly different moments (SGLang counts prompt tokens
-    // when a request finishes), so a short window can see more hits than queries.
-    return ratio(r, Concept.PREFIX_HITS, Concept.PREFIX_QUERIES, model);
   }
 
   /**
    * Δpart / Δwhole over the window (raw increases with reset correction), clamped to 0–1; null
    * while either is not exported or Δwhole is 0. The prefix hit ratio and the speculative-decoding
-   * acceptance rate (Δaccepted / Δdraft tokens).
+   * acceptance rate (Δaccepted / Δdraft tokens). Hits and queries are counted at slightly
+   * different moments (SGLang counts prompt tokens when a request finishes), so a short window
+   * can see more hits than queries.
    */
-  private static Double ratio(Range r, Concept part, Concept whole, String model) {
-    Double p = increase(r, part, model);
-    Double w = increase(r, whole, model);
+  private static Double ratio(Range r, Concept part, Concept whole) {
+    Double p = increase(r, part);
+    Double w = increase(r, whole);
     if (p == null || w == null || w <= 0) {
       return null;
     }
     return Math.max(0, Math.min(1, p / w));
   }
 
-  private static LatencyStats latency(Range r, Concept c, String model) {
-    Buckets g = buckets(r, c, model);
+  private static LatencyStats latency(Range r, Concept c) {
+    Buckets g = r.buckets(c);
     if (g == null) {
       return null;
     }
@@ -297,18 +316,20 @@ public final class WindowStatistics {
     if (countInc <= 0) {
       return new LatencyStats(null, null, null, null, 0L);
     }
-    Double[] q = new Double[QUANTILES.length];
-    for (int i = 0; i < QUANTILES.length; i++) {
-      double x = HistogramQuantile.quantile(QUANTILES[i], g.bounds(), g.rates());
-      q[i] = Double.isFinite(x) ? x : null;
-    }
+    double[] q = new double[QUANTILES.length];
+    HistogramQuantile.quantiles(QUANTILES, g.bounds(), g.rates(), q);
     Double mean = Double.isFinite(g.sumIncrease()) ? g.sumIncrease() / countInc : null;
-    return new LatencyStats(mean, q[0], q[1], q[2], Math.round(countInc));
+    return new LatencyStats(mean, finite(q[0]), finite(q[1]), finite(q[2]), Math.round(countInc));
+  }
+
+  private static Double finite(double x) {
+    return Double.isFinite(x) ? x : null;
   }
 
   /**
    * One latency histogram over the window, summed over its series (engines, ranks, models) the
-   * way PromQL's {@code sum by (le)} sums them. Immutable by contract (the arrays are not shared).
+   * way PromQL's {@code sum by (le)} sums them. Immutable by contract: {@code bounds} may be the
+   * window's own layout array, so neither array may be modified.
    *
    * @param bounds the bucket bounds of every layout seen, appended layout after layout (equal
    *     bounds are summed by whoever reads them, as {@code sum by (le)} would)
@@ -323,112 +344,77 @@ public final class WindowStatistics {
       double[] bounds, double[] rates, double countRate, double countIncrease, double sumIncrease,
       boolean any) {}
 
+  private static final double[] NONE = new double[0];
+
   /**
    * The windowed buckets of a latency concept ({@code model} null for every model), or null when
    * the server does not export it. {@link Buckets#any()} is false while no series has two
    * scrapes in the window.
    */
   public static Buckets buckets(ServerWindow window, Concept c, String model) {
-    List<ServerWindow.Entry> entries = window.entries();
-    if (entries.isEmpty()) {
-      return null;
-    }
-    if (entries.size() < 2) {
-      return notYet(entries.get(0).scrape(), c, model) == null
-          ? null : new Buckets(new double[0], new double[0], Double.NaN, Double.NaN, Double.NaN, false);
-    }
-    return buckets(new Range(entries, window.rangeStartNanos()), c, model);
+    return window.size() == 0 ? null : new Range(window, model).buckets(c);
   }
 
-  private static Buckets buckets(Range r, Concept c, String model) {
-    Set<SeriesKey> keys = new LinkedHashSet<>();
-    for (ServerWindow.Entry e : r.entries) {
-      ConceptValues cv = e.scrape().get(c);
-      if (cv == null) {
-        continue;
-      }
-      for (HistogramSeries h : cv.histograms().values()) {
-        if (matches(model, h.model())) {
-          keys.add(h.key());
-        }
-      }
-    }
-    if (keys.isEmpty()) {
+  private static Buckets sum(Range r, Concept c) {
+    ConceptColumns cc = r.window.columns(c);
+    if (!hasSeries(cc, r.model)) {
       return null;
     }
-    int m = r.entries.size();
-    double[] boundsAll = new double[0];
-    double[] ratesAll = new double[0];
+    if (r.m < 2) {
+      return new Buckets(NONE, NONE, Double.NaN, Double.NaN, Double.NaN, false);
+    }
+    double[] boundsAll = NONE;
+    double[] ratesAll = NONE;
     double countRate = 0;
     double countInc = 0;
     double sumInc = 0;
     boolean any = false;
-    HistogramSeries[] found = new HistogramSeries[m];
-    double[] t = new double[m];
-    double[] v = new double[m];
-    for (SeriesKey key : keys) {
-      int n = 0;
-      for (int i = m - 1; i >= 0; i--) {
-        ConceptValues cv = r.entries.get(i).scrape().get(c);
-        HistogramSeries h = cv == null ? null : cv.histograms().get(key);
-        if (h == null) {
-          continue;
-        }
-        if (n > 0 && !h.sameLayout(found[0])) {
-          break; // an older layout (the window restarts on layout changes, so this is rare)
-        }
-        found[n] = h;
-        t[n++] = r.times[i];
+    double[] v = r.v;
+    int[] at = r.at;
+    for (int j = 0, cn = cc.size(); j < cn; j++) {
+      SeriesColumn col = cc.get(j);
+      if (!matches(r.model, col.model())) {
+        continue;
       }
+      int n = r.gather(col);
       if (n < 2) {
         continue;
       }
-      reverse(found, n);
-      reverse(t, n);
       any = true;
-      double[] bounds = found[n - 1].bounds();
+      double[] bounds = col.bounds();
       // sum by (le): series with the bounds already gathered add bucket by bucket (the usual
-      // case: every engine or rank has the same layout); another layout is appended, and
-      // HistogramQuantile sorts and merges equal bounds by addition, which is the same sum.
-      boolean same = java.util.Arrays.equals(boundsAll, bounds);
+      // case: every engine or rank has the same layout, one shared array); another layout is
+      // appended, and HistogramQuantile sorts and merges equal bounds by addition, which is the
+      // same sum.
+      boolean same = boundsAll == bounds || Arrays.equals(boundsAll, bounds);
       int base = same ? 0 : boundsAll.length;
       if (!same) {
-        boundsAll = java.util.Arrays.copyOf(boundsAll, base + bounds.length);
-        ratesAll = java.util.Arrays.copyOf(ratesAll, base + bounds.length);
-        System.arraycopy(bounds, 0, boundsAll, base, bounds.length);
+        if (base == 0) {
+          boundsAll = bounds;
+          ratesAll = new double[bounds.length];
+        } else {
+          double[] joined = Arrays.copyOf(boundsAll, base + bounds.length);
+          System.arraycopy(bounds, 0, joined, base, bounds.length);
+          boundsAll = joined;
+          ratesAll = Arrays.copyOf(ratesAll, base + bounds.length);
+        }
       }
       for (int b = 0; b < bounds.length; b++) {
-        for (int i = 0; i < n; i++) {
-          v[i] = found[i].cumulative()[b];
+        for (int k = 0; k < n; k++) {
+          v[k] = col.bucket(at[k], b);
         }
-        ratesAll[base + b] += Rate.rate(t, v, n, r.start, r.end);
+        ratesAll[base + b] += Rate.rate(r.t, v, n, r.start, r.end);
       }
-      for (int i = 0; i < n; i++) {
-        v[i] = found[i].observations();
+      for (int k = 0; k < n; k++) {
+        v[k] = col.observations(at[k]);
       }
       countInc += Rate.rawIncrease(v, n);
-      countRate += Rate.rate(t, v, n, r.start, r.end);
-      for (int i = 0; i < n; i++) {
-        v[i] = found[i].sum();
+      countRate += Rate.rate(r.t, v, n, r.start, r.end);
+      for (int k = 0; k < n; k++) {
+        v[k] = col.sum(at[k]);
       }
       sumInc += Rate.rawIncrease(v, n);
     }
     return new Buckets(boundsAll, ratesAll, countRate, countInc, sumInc, any);
-  }
-
-  private static void reverse(double[] a, int n) {
-    for (int i = 0, j = n - 1; i < j; i++, j--) {
-      double x = a[i];
-      a[i] = a[j];
-      a[j] = x;
-    }
-  }
-
-  private static <T> void reverse(T[] a, int n) {
-    for (int i = 0, j = n - 1; i < j; i++, j--) {
-      T x = a[i];
-      a[i] = a[j];
-      a[j] = x;
-    }
   }
 }

@@ -2,17 +2,17 @@ package dev.gputop.inference.window;
 
 import dev.gputop.inference.engine.Concept;
 import dev.gputop.inference.engine.ConceptValues;
+import dev.gputop.inference.engine.Engine;
 import dev.gputop.inference.engine.HistogramSeries;
-import dev.gputop.inference.engine.SeriesKey;
 import dev.gputop.inference.engine.Series;
+import dev.gputop.inference.engine.SeriesKey;
 import dev.gputop.inference.engine.ServerScrape;
 import java.time.Duration;
-import java.util.ArrayDeque;
+import java.util.Arrays;
 import java.util.EnumMap;
-import java.util.LinkedHashMap;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 
 /**
  * The scrapes of one server that fall inside the statistics window {@code (newest − window,
@@ -25,23 +25,37 @@ import java.util.Objects;
  * incompatible buckets. Times are the injected clock's monotonic nanoseconds. Capacity is
  * bounded: at most {@code maxScrapes} scrapes are kept, whatever the window.
  *
+ * <p>Storage is columnar, because a server's window keeps twenty scrapes or more and the agent
+ * may watch hundreds of servers: the scrapes are slots of a ring (grown as needed, up to {@code
+ * maxScrapes}), and each counter or histogram series is one {@link SeriesColumn} holding its key
+ * and model once and its values per slot in primitive arrays ({@link ConceptColumns} per
+ * concept). Gauges are only read from the newest scrape, so only the newest scrape's gauges are
+ * kept. The statistics read the columns in place: nothing is copied per refresh.
+ *
+ * <p>Logical indexes {@code 0 … size() − 1} go from the oldest scrape to the newest; {@link
+ * #slot(int)} turns one into the physical slot the columns are indexed by.
+ *
  * <p>Not thread-safe: owned by the receiver's refresh thread.
  */
 public final class ServerWindow {
 
-  /** One scrape in the window. Immutable. */
-  public record Entry(long nanos, long epochNanos, ServerScrape scrape) {
-    public Entry {
-      Objects.requireNonNull(scrape, "scrape");
-    }
-  }
+  private static final int INITIAL_CAPACITY = 4;
 
   private final long windowNanos;
   private final int maxScrapes;
-  private final ArrayDeque<Entry> entries = new ArrayDeque<>();
+  private long[] nanos = new long[0];
+  private long[] epochs = new long[0];
+  private int head;
+  private int size;
   private long eraStartNanos;
   private long eraStartEpochNanos;
   private int restarts;
+  private Engine engine = Engine.UNKNOWN;
+  private List<String> models = List.of();
+  /** Counter and histogram concepts with a series in the window. */
+  private final Map<Concept, ConceptColumns> columns = new EnumMap<>(Concept.class);
+  /** The newest scrape's gauge concepts. */
+  private final Map<Concept, ConceptValues> gauges = new EnumMap<>(Concept.class);
 
   /**
    * @param window how far back statistics look ({@code inference.window})
@@ -60,47 +74,171 @@ public final class ServerWindow {
 
   /**
    * Adds a scrape taken at {@code nanos} (monotonic) / {@code epochNanos} (wall clock). A scrape
-   * not later than the newest one is ignored.
+   * not later than the newest one is ignored. The scrape itself is not kept: its values are.
    *
    * @return why the window started over, or null when it did not
    */
   public String add(long nanos, long epochNanos, ServerScrape scrape) {
-    Entry newest = entries.peekLast();
-    if (newest != null && nanos <= newest.nanos()) {
+    if (size > 0 && nanos <= newestNanos()) {
       return null;
     }
-    String restart = newest == null ? null : restartReason(newest.scrape(), scrape);
-    if (newest != null && restart == null) {
-      scrape = shareWith(newest.scrape(), scrape);
-    }
-    if (newest == null || restart != null) {
-      entries.clear();
+    String restart = size == 0 ? null : restartReason(scrape);
+    if (size == 0 || restart != null) {
+      columns.clear();
+      head = 0;
+      size = 0;
       eraStartNanos = nanos;
       eraStartEpochNanos = epochNanos;
       if (restart != null) {
         restarts++;
       }
     }
-    entries.addLast(new Entry(nanos, epochNanos, scrape));
     long horizon = nanos - windowNanos;
-    while (entries.size() > 1 && (entries.peekFirst().nanos() <= horizon || entries.size() > maxScrapes)) {
-      entries.removeFirst();
+    while (size > 0 && (this.nanos[head] <= horizon || size >= maxScrapes)) {
+      dropOldest();
     }
+    if (size == this.nanos.length) {
+      grow();
+    }
+    int slot = (head + size) % this.nanos.length;
+    size++;
+    this.nanos[slot] = nanos;
+    epochs[slot] = epochNanos;
+    write(slot, scrape);
     return restart;
   }
 
-  /** The scrapes in the window, oldest first. */
-  public List<Entry> entries() {
-    return List.copyOf(entries);
+  private void write(int slot, ServerScrape scrape) {
+    engine = scrape.engine();
+    models = scrape.models();
+    gauges.clear();
+    for (ConceptColumns cc : columns.values()) {
+      cc.newest(null, false);
+    }
+    int capacity = nanos.length;
+    for (Map.Entry<Concept, ConceptValues> e : scrape.concepts().entrySet()) {
+      Concept c = e.getKey();
+      ConceptValues cv = e.getValue();
+      Concept.Kind kind = c.kind();
+      if (kind == Concept.Kind.GAUGE) {
+        gauges.put(c, cv);
+        continue;
+      }
+      ConceptColumns cc = columns.computeIfAbsent(c, ConceptColumns::new);
+      cc.newest(cv.source(), true);
+      int hint = 0;
+      if (kind == Concept.Kind.COUNTER) {
+        for (Series s : cv.series().values()) {
+          int i = cc.find(s.key(), hint);
+          if (i < 0) {
+            i = cc.add(new SeriesColumn(s.key(), s.model(), null, capacity));
+          }
+          cc.get(i).putCounter(slot, s.value());
+          hint = i + 1;
+        }
+      } else {
+        for (HistogramSeries h : cv.histograms().values()) {
+          int i = cc.find(h.key(), hint);
+          if (i < 0) {
+            i = cc.add(new SeriesColumn(h.key(), h.model(), h.bounds(), capacity));
+          } else if (!Arrays.equals(cc.get(i).bounds(), h.bounds())) {
+            // Back with another layout after a gap: its older samples are not comparable.
+            cc.replace(i, new SeriesColumn(cc.get(i).key(), h.model(), h.bounds(), capacity));
+          }
+          cc.get(i).putHistogram(slot, h.cumulative(), h.sum(), h.count());
+          hint = i + 1;
+        }
+      }
+    }
+    columns.values().removeIf(cc -> cc.size() == 0 && !cc.inNewest());
   }
 
+  private void dropOldest() {
+    int slot = head;
+    for (Iterator<ConceptColumns> it = columns.values().iterator(); it.hasNext(); ) {
+      ConceptColumns cc = it.next();
+      if (!cc.clear(slot) && !cc.inNewest()) {
+        it.remove();
+      }
+    }
+    head = (head + 1) % nanos.length;
+    size--;
+  }
+
+  /** Grows the ring by a quarter (at least 2 slots), up to {@code maxScrapes}; oldest at slot 0. */
+  private void grow() {
+    int old = nanos.length;
+    int capacity = old == 0 ? Math.min(INITIAL_CAPACITY, maxScrapes)
+        : Math.min(maxScrapes, old + Math.max(2, old / 4));
+    long[] n = new long[capacity];
+    long[] e = new long[capacity];
+    for (int i = 0; i < size; i++) {
+      n[i] = nanos[(head + i) % old];
+      e[i] = epochs[(head + i) % old];
+    }
+    for (ConceptColumns cc : columns.values()) {
+      cc.relayout(head, capacity);
+    }
+    nanos = n;
+    epochs = e;
+    head = 0;
+  }
+
+  /** How many scrapes the window holds. */
   public int size() {
-    return entries.size();
+    return size;
   }
 
-  /** The newest scrape, or null when none. */
-  public Entry newest() {
-    return entries.peekLast();
+  /** The physical slot of the {@code i}-th scrape (0 the oldest), as {@link SeriesColumn} indexes. */
+  public int slot(int i) {
+    return (head + i) % nanos.length;
+  }
+
+  /** Monotonic time of the {@code i}-th scrape (0 the oldest). */
+  public long nanos(int i) {
+    return nanos[slot(i)];
+  }
+
+  /** Monotonic time of the newest scrape; the window must not be empty. */
+  public long newestNanos() {
+    return nanos(size - 1);
+  }
+
+  /** Wall-clock time of the newest scrape; the window must not be empty. */
+  public long newestEpochNanos() {
+    return epochs[slot(size - 1)];
+  }
+
+  /** The engine of the newest scrape ({@link Engine#UNKNOWN} while empty). */
+  public Engine engine() {
+    return engine;
+  }
+
+  /** The served models the newest scrape names, sorted; empty while empty or unnamed. */
+  public List<String> models() {
+    return models;
+  }
+
+  /** Whether the newest scrape has the concept. */
+  public boolean has(Concept concept) {
+    if (concept.kind() == Concept.Kind.GAUGE) {
+      return gauges.containsKey(concept);
+    }
+    ConceptColumns cc = columns.get(concept);
+    return cc != null && cc.inNewest();
+  }
+
+  /** A gauge concept's series in the newest scrape, or null when absent. */
+  public ConceptValues gauge(Concept concept) {
+    return gauges.get(concept);
+  }
+
+  /**
+   * A counter or histogram concept's series with a sample in the window (each {@link
+   * SeriesColumn} says in which slots), or null when none.
+   */
+  public ConceptColumns columns(Concept concept) {
+    return columns.get(concept);
   }
 
   /**
@@ -109,11 +247,10 @@ public final class ServerWindow {
    * docs/inference.md "Windows").
    */
   public long rangeStartNanos() {
-    Entry n = entries.peekLast();
-    if (n == null) {
+    if (size == 0) {
       return 0;
     }
-    return Math.max(n.nanos() - windowNanos, eraStartNanos);
+    return Math.max(newestNanos() - windowNanos, eraStartNanos);
   }
 
   /** Wall-clock time of the era's first scrape: the start time of re-exported cumulative data. */
@@ -126,41 +263,53 @@ public final class ServerWindow {
     return restarts;
   }
 
-  /** Compares two consecutive scrapes: a counter that went down, a changed layout, or null. */
-  static String restartReason(ServerScrape previous, ServerScrape current) {
-    if (previous.engine() != current.engine()) {
-      return "engine changed from " + previous.engine() + " to " + current.engine();
+  /** Compares the newest scrape with the next: a counter that went down, a changed layout, or null. */
+  private String restartReason(ServerScrape current) {
+    if (engine != current.engine()) {
+      return "engine changed from " + engine + " to " + current.engine();
     }
+    int last = slot(size - 1);
     for (Map.Entry<Concept, ConceptValues> e : current.concepts().entrySet()) {
-      ConceptValues before = previous.get(e.getKey());
-      if (before == null || !before.source().equals(e.getValue().source())) {
+      Concept.Kind kind = e.getKey().kind();
+      ConceptColumns before = kind == Concept.Kind.GAUGE ? null : columns.get(e.getKey());
+      ConceptValues now = e.getValue();
+      if (before == null || !before.inNewest() || !before.source().equals(now.source())) {
         continue;
       }
-      Concept.Kind kind = e.getKey().kind();
+      int hint = 0;
       if (kind == Concept.Kind.COUNTER) {
-        for (Series s : e.getValue().series().values()) {
-          Series b = before.series().get(s.key());
-          if (b != null && s.value() < b.value()) {
-            return "counter " + describe(s.key()) + " went backwards (" + b.value() + " → "
+        for (Series s : now.series().values()) {
+          int i = before.find(s.key(), hint);
+          if (i < 0) {
+            continue;
+          }
+          hint = i + 1;
+          SeriesColumn b = before.get(i);
+          if (b.present(last) && s.value() < b.value(last)) {
+            return "counter " + describe(s.key()) + " went backwards (" + b.value(last) + " → "
                 + s.value() + "): server restarted";
           }
         }
-      } else if (kind == Concept.Kind.HISTOGRAM) {
-        for (HistogramSeries h : e.getValue().histograms().values()) {
-          HistogramSeries b = before.histograms().get(h.key());
-          if (b == null) {
+      } else {
+        for (HistogramSeries h : now.histograms().values()) {
+          int i = before.find(h.key(), hint);
+          if (i < 0) {
             continue;
           }
-          if (!h.sameLayout(b)) {
+          hint = i + 1;
+          SeriesColumn b = before.get(i);
+          if (!b.present(last)) {
+            continue;
+          }
+          if (!Arrays.equals(h.bounds(), b.bounds())) {
             return "bucket layout of " + describe(h.key()) + " changed";
           }
-          if (h.count() < b.count()) {
+          if (h.count() < b.value(last)) {
             return "histogram " + describe(h.key()) + " count went backwards: server restarted";
           }
-          double[] now = h.cumulative();
-          double[] then = b.cumulative();
-          for (int i = 0; i < now.length; i++) {
-            if (now[i] < then[i]) {
+          double[] cumulative = h.cumulative();
+          for (int k = 0; k < cumulative.length; k++) {
+            if (cumulative[k] < b.bucket(last, k)) {
               return "histogram " + describe(h.key()) + " bucket went backwards: server restarted";
             }
           }
@@ -168,63 +317,6 @@ public final class ServerWindow {
       }
     }
     return null;
-  }
-
-  /**
-   * {@code current} with the series keys and bucket bounds of {@code previous} wherever they are
-   * equal, so that the scrapes of a window hold one copy of each key and layout rather than one
-   * per scrape (the window keeps twenty scrapes or more of every server). Values are untouched.
-   */
-  static ServerScrape shareWith(ServerScrape previous, ServerScrape current) {
-    Map<Concept, ConceptValues> concepts = null;
-    for (Map.Entry<Concept, ConceptValues> e : current.concepts().entrySet()) {
-      ConceptValues now = e.getValue();
-      ConceptValues before = previous.get(e.getKey());
-      if (before == null || !before.source().equals(now.source())) {
-        continue;
-      }
-      ConceptValues shared = share(before, now);
-      if (shared != now) {
-        if (concepts == null) {
-          concepts = new EnumMap<>(current.concepts());
-        }
-        concepts.put(e.getKey(), shared);
-      }
-    }
-    return concepts == null ? current
-        : new ServerScrape(current.engine(), concepts, current.models());
-  }
-
-  private static ConceptValues share(ConceptValues before, ConceptValues now) {
-    boolean changed = false;
-    Map<SeriesKey, Series> series = now.series();
-    if (!series.isEmpty()) {
-      Map<SeriesKey, Series> out = new LinkedHashMap<>();
-      for (Series s : series.values()) {
-        Series b = before.series().get(s.key());
-        if (b != null && b.key() != s.key()) {
-          s = new Series(b.key(), b.model().equals(s.model()) ? b.model() : s.model(), s.value());
-          changed = true;
-        }
-        out.put(s.key(), s);
-      }
-      series = out;
-    }
-    Map<SeriesKey, HistogramSeries> histograms = now.histograms();
-    if (!histograms.isEmpty()) {
-      Map<SeriesKey, HistogramSeries> out = new LinkedHashMap<>();
-      for (HistogramSeries h : histograms.values()) {
-        HistogramSeries b = before.histograms().get(h.key());
-        if (b != null && (b.key() != h.key() || b.bounds() != h.bounds())) {
-          h = new HistogramSeries(b.key(), b.model().equals(h.model()) ? b.model() : h.model(),
-              h.sameLayout(b) ? b.bounds() : h.bounds(), h.cumulative(), h.sum(), h.count());
-          changed = true;
-        }
-        out.put(h.key(), h);
-      }
-      histograms = out;
-    }
-    return changed ? new ConceptValues(now.concept(), now.source(), series, histograms) : now;
   }
 
   private static String describe(SeriesKey key) {

@@ -39,7 +39,7 @@ class FixtureStatisticsTest {
   @Test
   void compute_vllmV1DataParallelSumsEnginesAndPrefersNewNames() {
     ServerWindow w = window("vllm", "vllm-v1-dp2-small");
-    assertThat(w.newest().scrape().engine()).isEqualTo(Engine.VLLM);
+    assertThat(w.engine()).isEqualTo(Engine.VLLM);
     ServerStats s = WindowStatistics.compute(w, null);
     assertThat(s.ttftApproxMean()).isNull(); // only for engines without a TTFT histogram
     assertThat(s.running()).isEqualTo(5); // 3 + 2 over engine 0 and 1
@@ -71,7 +71,7 @@ class FixtureStatisticsTest {
   @Test
   void compute_sglangTensorParallelRanksAreNotDoubleCounted() {
     ServerWindow w = window("sglang", "sglang-tp2");
-    assertThat(w.newest().scrape().engine()).isEqualTo(Engine.SGLANG);
+    assertThat(w.engine()).isEqualTo(Engine.SGLANG);
     ServerStats s = WindowStatistics.compute(w, null);
     assertThat(s.running()).isEqualTo(4); // tp_rank 0 and 1 both say 4: the batch has 4
     assertThat(s.waiting()).isEqualTo(2);
@@ -95,7 +95,7 @@ class FixtureStatisticsTest {
   @Test
   void compute_tgiUsesTokenHistogramSumsAndHasNoTtftOrKvCache() {
     ServerWindow w = window("tgi", "tgi-v3");
-    assertThat(w.newest().scrape().engine()).isEqualTo(Engine.TGI);
+    assertThat(w.engine()).isEqualTo(Engine.TGI);
     ServerStats s = WindowStatistics.compute(w, null);
     assertThat(s.running()).isEqualTo(8);
     assertThat(s.waiting()).isEqualTo(3);
@@ -125,7 +125,7 @@ class FixtureStatisticsTest {
   @Test
   void compute_llamaCppHasGaugesAndTokenRatesOnly() {
     ServerWindow w = window("llamacpp", "llamacpp-b4748-kv");
-    assertThat(w.newest().scrape().engine()).isEqualTo(Engine.LLAMACPP);
+    assertThat(w.engine()).isEqualTo(Engine.LLAMACPP);
     // n_busy_slots_per_decode is typed counter and went down: it is not read, so no restart.
     assertThat(w.size()).isEqualTo(2);
     ServerStats s = WindowStatistics.compute(w, null);
@@ -146,9 +146,8 @@ class FixtureStatisticsTest {
   @Test
   void compute_rayVllmTwoModelsGivesServerTotalAndPerModelBreakdown() {
     ServerWindow w = window("vllm", "ray-vllm-two-models");
-    ServerScrape newest = w.newest().scrape();
-    assertThat(newest.engine()).isEqualTo(Engine.VLLM);
-    assertThat(newest.models()).containsExactly("model-a", "model-b");
+    assertThat(w.engine()).isEqualTo(Engine.VLLM);
+    assertThat(w.models()).containsExactly("model-a", "model-b");
     ServerStats total = WindowStatistics.compute(w, null);
     ServerStats a = WindowStatistics.compute(w, "model-a");
     ServerStats b = WindowStatistics.compute(w, "model-b");

@@ -51,22 +51,79 @@ class ServerWindowTest {
   }
 
   @Test
-  void add_sharesKeysAndBucketBoundsWithThePreviousScrape() {
+  void add_keepsOneKeyAndLayoutPerSeriesAndEveryScrapesValues() {
     ServerWindow w = new ServerWindow(Duration.ofMinutes(1), 64);
-    w.add(S, S, ttft("0.1=1 1=2 +Inf=3"));
+    ServerScrape first = ttft("0.1=1 1=2 +Inf=3");
+    w.add(S, S, first);
     w.add(4 * S, 4 * S, ttft("0.1=2 1=4 +Inf=6"));
-    HistogramSeries before = only(w.entries().get(0).scrape());
-    HistogramSeries after = only(w.newest().scrape());
-    // One key and one layout object for the whole window; the values are the new scrape's.
-    assertThat(after.key()).isSameAs(before.key());
-    assertThat(after.bounds()).isSameAs(before.bounds());
-    assertThat(after.cumulative()).containsExactly(2, 4, 6);
-    assertThat(before.cumulative()).containsExactly(1, 2, 3);
+    ConceptColumns cc = w.columns(Concept.TTFT);
+    assertThat(cc.size()).isEqualTo(1);
+    SeriesColumn h = cc.get(0);
+    // One key and one layout object for the whole window: the first scrape's.
+    HistogramSeries original = first.get(Concept.TTFT).histograms().values().iterator().next();
+    assertThat(h.key()).isSameAs(original.key());
+    assertThat(h.bounds()).isSameAs(original.bounds());
+    assertThat(buckets(h, w.slot(0))).containsExactly(1, 2, 3);
+    assertThat(buckets(h, w.slot(1))).containsExactly(2, 4, 6);
+    assertThat(h.value(w.slot(1))).isEqualTo(6);
+    assertThat(h.sum(w.slot(1))).isCloseTo(0.6, within(1e-12));
     assertThat(WindowStatistics.compute(w, null).ttft().count()).isEqualTo(3);
   }
 
-  private static HistogramSeries only(ServerScrape s) {
-    return s.get(Concept.TTFT).histograms().values().iterator().next();
+  @Test
+  void add_bucketCountsOfAnySizeReadBackExactly() {
+    ServerWindow w = new ServerWindow(Duration.ofMinutes(1), 64);
+    // Small integers, then counts past int range from the first base, then fractions.
+    String[] scrapes = {"0.1=1 1=2 +Inf=3", "0.1=5e9 1=5e9 +Inf=7e9",
+        "0.1=5000000001 1=9.007199254740991e15 +Inf=9.007199254740991e15",
+        "0.1=5000000001.5 1=9.007199254740991e15 +Inf=9.007199254740991e15"};
+    double[][] expected = {{1, 2, 3}, {5e9, 5e9, 7e9}, {5000000001d, 9.007199254740991e15, 9.007199254740991e15},
+        {5000000001.5, 9.007199254740991e15, 9.007199254740991e15}};
+    for (int i = 0; i < scrapes.length; i++) {
+      assertThat(w.add((i + 1) * S, 0, ttft(scrapes[i]))).isNull();
+    }
+    SeriesColumn h = w.columns(Concept.TTFT).get(0);
+    for (int i = 0; i < scrapes.length; i++) {
+      assertThat(buckets(h, w.slot(i))).containsExactly(expected[i]);
+    }
+  }
+
+  @Test
+  void add_seriesThatVanishedLeavesTheWindowWithItsLastSample() {
+    ServerWindow w = new ServerWindow(Duration.ofSeconds(60), 64);
+    w.add(0, 0, engines(1000, 100.0));
+    assertThat(w.columns(Concept.REQUESTS).size()).isEqualTo(2);
+    for (int t = 10; t <= 60; t += 10) {
+      w.add(t * S, 0, engines(1000 + t, null));
+    }
+    // Engine 1's only sample (at 0 s) has left the range (0, 60]: nothing of it is kept.
+    assertThat(w.columns(Concept.REQUESTS).size()).isEqualTo(1);
+    assertThat(w.columns(Concept.REQUESTS).get(0).key().labels().get("engine")).isEqualTo("0");
+  }
+
+  @Test
+  void add_ringGrowsAndWrapsKeepingTheOrderOfScrapes() {
+    ServerWindow w = new ServerWindow(Duration.ofSeconds(60), 64);
+    for (int i = 0; i < 100; i++) {
+      w.add(i * 3 * S, i, vllm(1000 + 6 * i, 1));
+      int n = Math.min(i + 1, 20);
+      assertThat(w.size()).isEqualTo(n);
+      SeriesColumn c = w.columns(Concept.REQUESTS).get(0);
+      for (int k = 0; k < n; k++) {
+        int scrape = i - n + 1 + k;
+        assertThat(w.nanos(k)).isEqualTo(scrape * 3 * S);
+        assertThat(c.value(w.slot(k))).isEqualTo(1000 + 6 * scrape);
+      }
+    }
+    assertThat(w.newestEpochNanos()).isEqualTo(99);
+  }
+
+  private static double[] buckets(SeriesColumn h, int slot) {
+    double[] out = new double[h.bounds().length];
+    for (int b = 0; b < out.length; b++) {
+      out[b] = h.bucket(slot, b);
+    }
+    return out;
   }
 
   @Test
@@ -77,7 +134,7 @@ class ServerWindowTest {
     }
     // Newest at 90 s: the range (30, 90] holds the scrapes at 33..90 s: 20 of them.
     assertThat(w.size()).isEqualTo(20);
-    assertThat(w.entries().get(0).nanos()).isEqualTo(33 * S);
+    assertThat(w.nanos(0)).isEqualTo(33 * S);
     assertThat(w.rangeStartNanos()).isEqualTo(30 * S);
     // PromQL rate over 60 s: Δ114 over 57 s, extrapolated by 3 s (< 1.1 × 3) → 120 / 60 = 2.
     assertThat(WindowStatistics.compute(w, null).requestsPerSecond()).isCloseTo(2.0, within(1e-12));
