@@ -67,7 +67,8 @@ final class ScrapeCall {
 
   /**
    * Request headers a target may not set: the client writes them from the URL and the exchange
-   * itself (the same set java.net.http refuses).
+   * itself (java.net.http, which the scraper used before, refused the same set, so a configuration
+   * that worked then works now).
    */
   private static final Set<String> RESERVED_HEADERS =
       Set.of("connection", "content-length", "expect", "host", "upgrade", "transfer-encoding");

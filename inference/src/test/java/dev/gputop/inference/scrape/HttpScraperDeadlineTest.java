@@ -246,11 +246,13 @@ class HttpScraperDeadlineTest {
   void scrapeAll_manyTargets_neverMoreInFlightThanTheConcurrency() throws Exception {
     AtomicInteger active = new AtomicInteger();
     AtomicInteger maxActive = new AtomicInteger();
+    AtomicInteger requests = new AtomicInteger();
     // The first requests are held until three are in flight at once (an event, not a guessed
     // sleep): however slow the machine, the scraper then has had every chance to exceed its limit.
     CountDownLatch threeInFlight = new CountDownLatch(3);
     RawServer counting = track(new RawServer(socket -> {
       RawServer.readRequest(socket);
+      requests.incrementAndGet();
       maxActive.accumulateAndGet(active.incrementAndGet(), Math::max);
       try {
         threeInFlight.countDown();
@@ -273,7 +275,8 @@ class HttpScraperDeadlineTest {
     }
 
     assertThat(results).extracting(ScrapeResult::outcome).containsOnly(Outcome.SUCCESS);
-    assertThat(counting.connections.get()).isEqualTo(12);
+    // Requests, not connections: the client may open a connection ahead that it then not needs.
+    assertThat(requests.get()).isEqualTo(12);
     assertThat(maxActive.get()).isEqualTo(3);
   }
 
