@@ -5,7 +5,7 @@ import dev.gputop.agent.demo.DemoTable;
 import dev.gputop.agent.demo.Replica;
 import dev.gputop.config.AgentConfig;
 import dev.gputop.config.DiscoveryConfig;
-import dev.gputop.config.EndpointConfig;
+import dev.gputop.config.Endpoint;
 import dev.gputop.config.InferenceConfig;
 import dev.gputop.config.TlsConfig;
 import java.io.PrintWriter;
@@ -140,9 +140,9 @@ final class DemoCommand implements Callable<Integer> {
    * window; NVML, the listener and Kubernetes stay as configured.
    */
   static AgentConfig demoConfig(AgentConfig file, List<Replica> replicas) {
-    List<EndpointConfig> endpoints = new ArrayList<>();
+    List<Endpoint> endpoints = new ArrayList<>();
     for (Replica r : replicas) {
-      endpoints.add(new EndpointConfig(r.name(), r.url(), Map.of(), null, TlsConfig.defaults()));
+      endpoints.add(new Endpoint(r.name(), r.url(), Map.of(), null, TlsConfig.defaults()));
     }
     InferenceConfig i = file.inference();
     DiscoveryConfig noDiscovery = new DiscoveryConfig(false, i.discovery().scope(), i.discovery().procRoot());

@@ -1,13 +1,12 @@
 package dev.gputop.inference;
 
 import dev.gputop.config.Clock;
-import dev.gputop.config.EndpointConfig;
+import dev.gputop.config.Endpoint;
 import dev.gputop.config.ExportedHistogram;
 import dev.gputop.config.HealthStatus;
 import dev.gputop.config.InferenceConfig;
 import dev.gputop.config.Receiver;
 import dev.gputop.config.ScrapeConfig;
-import dev.gputop.config.SloTargets;
 import dev.gputop.config.logging.FailureLog;
 import dev.gputop.inference.discovery.DiscoveredServer;
 import dev.gputop.inference.discovery.DiscoveryResult;
@@ -24,7 +23,6 @@ import dev.gputop.inference.parse.ExpositionFormatException;
 import dev.gputop.inference.parse.ExpositionParser;
 import dev.gputop.inference.parse.ParserLimits;
 import dev.gputop.inference.scrape.ScrapeResult;
-import dev.gputop.inference.scrape.ScrapeTarget;
 import dev.gputop.inference.scrape.Scraper;
 import dev.gputop.inference.stats.ServerStats;
 import dev.gputop.inference.stats.WindowStatistics;
@@ -143,12 +141,33 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
     }
   }
 
-  /** One target of a cycle. */
-  private record Target(
-      String name, URI url, String source, List<Integer> gpus, List<Long> pids, ScrapeTarget scrape,
-      SloTargets slo, dev.gputop.config.PodIdentity pod) {
+  /**
+   * One target of a cycle: the endpoint as configured or discovered (never copied), and what
+   * discovery found about it this cycle (null when it did not find a configured endpoint).
+   */
+  private record Target(Endpoint endpoint, String source, DiscoveredServer found) {
+    String name() {
+      return endpoint.name();
+    }
+
+    URI url() {
+      return endpoint.url();
+    }
+
     String key() {
-      return source + " " + name + " " + url;
+      return source + " " + endpoint.name() + " " + endpoint.url();
+    }
+
+    List<Integer> gpus() {
+      return found == null ? List.of() : found.gpus();
+    }
+
+    List<Long> pids() {
+      return found == null ? List.of() : found.pids();
+    }
+
+    dev.gputop.config.PodIdentity pod() {
+      return found == null ? null : found.pod();
     }
   }
 
@@ -159,27 +178,14 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
     List<String> notes = new ArrayList<>(found.notes());
     List<Target> targets = targets(found, notes);
 
-    List<ScrapeTarget> scrapeTargets = new ArrayList<>(targets.size());
-    for (Target t : targets) {
-      scrapeTargets.add(t.scrape());
-    }
-    List<ScrapeResult> results;
-    try {
-      results = scrapeTargets.isEmpty() ? List.of() : scraper.scrapeAll(scrapeTargets);
-      failures.success("scrape", "Scrape cycle");
-    } catch (RuntimeException e) {
-      failures.failure("scrape", "Scrape cycle", e);
-      results = List.of();
-    }
+    Map<Endpoint, ScrapeResult> results = scrape(targets);
 
     Set<String> live = new HashSet<>();
     SnapshotBuilder out = new SnapshotBuilder();
-    for (int i = 0; i < targets.size(); i++) {
-      Target t = targets.get(i);
+    for (Target t : targets) {
       live.add(t.key());
       ServerState st = states.computeIfAbsent(t.key(), k -> newState(t));
-      ScrapeResult r = i < results.size() ? results.get(i) : null;
-      st.accept(r, nanos, epoch, mapper);
+      st.accept(results.get(t.endpoint()), nanos, epoch, mapper);
 
       String state = st.state();
       boolean down = "down".equals(state);
@@ -188,12 +194,12 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
       // A server's total is matched with its model when it serves one (docs/inference.md).
       String onlyModel = served.size() == 1 && !served.get(0).isEmpty() ? served.get(0) : null;
       ServerStats stats = down ? ServerStats.EMPTY : WindowStatistics.compute(st.window, null,
-          config.slo().resolve(t.name(), engine, onlyModel, t.slo()));
+          config.slo().resolve(t.name(), engine, onlyModel, t.endpoint().slo()));
       Map<String, ServerStats> models = new LinkedHashMap<>();
       if (!down && served.size() > 1) {
         for (String model : served) {
           models.put(model, WindowStatistics.compute(st.window, model,
-              config.slo().resolve(t.name(), engine, model, t.slo())));
+              config.slo().resolve(t.name(), engine, model, t.endpoint().slo())));
         }
       }
       out.add(new SnapshotBuilder.Server(t.name(), t.url().toString(), t.source(), t.gpus(), t.pids(),
@@ -203,6 +209,30 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
     states.keySet().retainAll(live);
 
     snapshot.set(out.build(new DiscoverySection(found.skipped(), notes)));
+  }
+
+  /**
+   * Scrapes every target's endpoint as it is and returns each result under the endpoint it
+   * carries; a target without a result (a scraper that failed) is "not scraped".
+   */
+  private Map<Endpoint, ScrapeResult> scrape(List<Target> targets) {
+    if (targets.isEmpty()) {
+      return Map.of();
+    }
+    List<Endpoint> endpoints = new ArrayList<>(targets.size());
+    for (Target t : targets) {
+      endpoints.add(t.endpoint());
+    }
+    Map<Endpoint, ScrapeResult> byTarget = new HashMap<>();
+    try {
+      for (ScrapeResult r : scraper.scrapeAll(endpoints)) {
+        byTarget.putIfAbsent(r.target(), r);
+      }
+      failures.success("scrape", "Scrape cycle");
+    } catch (RuntimeException e) {
+      failures.failure("scrape", "Scrape cycle", e);
+    }
+    return byTarget;
   }
 
   private DiscoveryResult discover() {
@@ -228,14 +258,11 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
     List<Target> out = new ArrayList<>();
     Set<String> urls = new HashSet<>();
     Set<String> names = new HashSet<>();
-    for (EndpointConfig e : config.endpoints()) {
+    for (Endpoint e : config.endpoints()) {
       String u = sameUrl(e.url());
       // A configured endpoint that discovery also found gets its GPUs and PIDs.
       DiscoveredServer d = byUrl.get(u);
-      out.add(new Target(e.name(), e.url(), CONFIGURED,
-          d == null ? List.of() : d.gpus(), d == null ? List.of() : d.pids(),
-          new ScrapeTarget(e.name(), e.url(), e.headers(), e.bearerTokenFile(), e.tls()), e.slo(),
-          d == null ? null : d.pod()));
+      out.add(new Target(e, CONFIGURED, d));
       urls.add(u);
       names.add(e.name());
     }
@@ -249,8 +276,7 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
             + " is not scraped: another server already has that name");
         continue;
       }
-      out.add(new Target(d.name(), d.url(), DISCOVERED, d.gpus(), d.pids(), ScrapeTarget.of(d.name(), d.url()),
-          SloTargets.NONE, d.pod()));
+      out.add(new Target(d.endpoint(), DISCOVERED, d));
     }
     return out;
   }

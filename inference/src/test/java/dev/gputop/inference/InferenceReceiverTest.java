@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.within;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.gputop.config.DiscoveryConfig;
-import dev.gputop.config.EndpointConfig;
+import dev.gputop.config.Endpoint;
 import dev.gputop.config.ExportedHistogram;
 import dev.gputop.config.HealthStatus;
 import dev.gputop.config.InferenceConfig;
@@ -20,7 +20,6 @@ import dev.gputop.inference.discovery.SkippedProcess;
 import dev.gputop.inference.export.Alert;
 import dev.gputop.inference.export.ServerEntry;
 import dev.gputop.inference.scrape.ScrapeResult;
-import dev.gputop.inference.scrape.ScrapeTarget;
 import dev.gputop.inference.scrape.Scraper;
 import dev.gputop.testing.ManualClock;
 import dev.gputop.inference.testing.TextExpositions;
@@ -45,14 +44,14 @@ class InferenceReceiverTest {
   private final FakeScraper scraper = new FakeScraper(clock);
   private final FakeDiscovery discovery = new FakeDiscovery();
 
-  private InferenceReceiver receiver(EndpointConfig... endpoints) {
+  private InferenceReceiver receiver(Endpoint... endpoints) {
     InferenceConfig config = new InferenceConfig(true, Duration.ofMinutes(1), DiscoveryConfig.defaults(),
         List.of(endpoints), ScrapeConfig.defaults());
     return new InferenceReceiver(config, Duration.ofSeconds(3), scraper, discovery, clock, OpenTelemetry.noop());
   }
 
-  static EndpointConfig endpoint(String name, String url) {
-    return new EndpointConfig(name, URI.create(url), Map.of(), null, TlsConfig.defaults());
+  static Endpoint endpoint(String name, String url) {
+    return new Endpoint(name, URI.create(url), Map.of(), null, TlsConfig.defaults());
   }
 
   static String fixture(String engine, String name, int t) {
@@ -95,6 +94,26 @@ class InferenceReceiverTest {
       assertThat(r.health()).isEqualTo(HealthStatus.healthy());
       assertThat(r.snapshot().overview().generationTokensPerSecond()).isCloseTo(1100.0, within(1e-9));
       assertThat(r.snapshot().overview().worstTtftP99()).isCloseTo(0.95, within(1e-9));
+    }
+  }
+
+  @Test
+  void refresh_resultsInAnyOrderOrMissing_areMatchedToTheirOwnServer() {
+    try (InferenceReceiver r = receiver(endpoint("chat-api", "http://10.0.0.5:8000/metrics"),
+        endpoint("code-api", "http://10.0.0.6:8000/metrics"), endpoint("lost", "http://10.0.0.7:8000/metrics"))) {
+      scraper.bodies.put("http://10.0.0.5:8000/metrics", fixture("vllm", "vllm-v1-dp2-small", 0));
+      scraper.failures.put("http://10.0.0.6:8000/metrics", "connect to 10.0.0.6:8000 refused");
+      scraper.bodies.put("http://10.0.0.7:8000/metrics", fixture("vllm", "vllm-v1-dp2-small", 0));
+      scraper.reversed = true;
+      scraper.dropped = "lost";
+      r.refresh();
+
+      assertThat(server(r, "chat-api").engine()).isEqualTo("vllm");
+      assertThat(server(r, "chat-api").state()).isEqualTo("starting");
+      assertThat(server(r, "code-api").state()).isEqualTo("down");
+      assertThat(server(r, "code-api").error()).isEqualTo("connect to 10.0.0.6:8000 refused");
+      assertThat(server(r, "lost").state()).isEqualTo("down");
+      assertThat(server(r, "lost").error()).isEqualTo("not scraped");
     }
   }
 
@@ -262,7 +281,7 @@ class InferenceReceiverTest {
         new dev.gputop.config.PodIdentity("llm", "chat-7f9c", "vllm", "4415fd05-2c0f-4533-909b-f2180dca8d7c");
     try (InferenceReceiver r = receiver()) {
       DiscoveredServer d = discovered("llm/chat-7f9c:8000", "http://10.244.1.17:8000/metrics", 21L);
-      discovery.servers.add(new DiscoveredServer(d.name(), d.engine(), d.url(), d.gpus(), List.of(21L, 22L),
+      discovery.servers.add(new DiscoveredServer(d.endpoint(), d.engine(), d.gpus(), List.of(21L, 22L),
           d.command(), d.how(), "713a77a26fe2f3b4b0e0fa1a2b2c3d4e5f60718293a4b5c6d7e8f9001122733c", pod));
       scraper.bodies.put("http://10.244.1.17:8000/metrics", fixture("vllm", "vllm-v1-dp2-small", 0));
       r.refresh();
@@ -423,7 +442,7 @@ class InferenceReceiverTest {
   }
 
   static DiscoveredServer discovered(String name, String url, long pid) {
-    return new DiscoveredServer(name, "vllm", URI.create(url), List.of(0, 1), List.of(pid),
+    return new DiscoveredServer(Endpoint.of(name, URI.create(url)), "vllm", List.of(0, 1), List.of(pid),
         "vllm serve m --port 8000", "command line", null, null);
   }
 
@@ -434,15 +453,19 @@ class InferenceReceiverTest {
     final ManualClock clock;
     int calls;
     int closed;
+    /** Return the results last to first, as a scraper that finishes them in any order may. */
+    boolean reversed;
+    /** Leave this server's result out, as a scraper that lost one would. */
+    String dropped;
 
     FakeScraper(ManualClock clock) {
       this.clock = clock;
     }
 
     @Override
-    public List<ScrapeResult> scrapeAll(List<ScrapeTarget> targets) {
+    public List<ScrapeResult> scrapeAll(List<Endpoint> targets) {
       List<ScrapeResult> out = new ArrayList<>();
-      for (ScrapeTarget t : targets) {
+      for (Endpoint t : targets) {
         calls++;
         String url = t.url().toString();
         String failure = failures.get(url);
@@ -456,6 +479,10 @@ class InferenceReceiverTest {
           out.add(new ScrapeResult(t, ScrapeResult.Outcome.SUCCESS, b, b.length,
               "text/plain; version=0.0.4", clock.epochNanos(), clock.nanoTime(), 1_000_000, null));
         }
+      }
+      out.removeIf(result -> result.target().name().equals(dropped));
+      if (reversed) {
+        java.util.Collections.reverse(out);
       }
       return out;
     }

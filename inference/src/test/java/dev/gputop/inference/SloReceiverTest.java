@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.within;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.gputop.config.DiscoveryConfig;
-import dev.gputop.config.EndpointConfig;
+import dev.gputop.config.Endpoint;
 import dev.gputop.config.InferenceConfig;
 import dev.gputop.config.ScrapeConfig;
 import dev.gputop.config.SloConfig;
@@ -58,15 +58,15 @@ class SloReceiverTest {
         + "vllm:time_to_first_token_seconds_sum" + l + "} " + total * 0.4 + "\n";
   }
 
-  private InferenceReceiver receiver(SloConfig slo, EndpointConfig... endpoints) {
+  private InferenceReceiver receiver(SloConfig slo, Endpoint... endpoints) {
     InferenceConfig config = new InferenceConfig(true, Duration.ofMinutes(1), DiscoveryConfig.defaults(),
         List.of(endpoints), ScrapeConfig.defaults(), slo);
     return new InferenceReceiver(config, Duration.ofSeconds(3), scraper, null, clock,
         OpenTelemetrySdk.builder().setMeterProvider(provider).build());
   }
 
-  private static EndpointConfig endpoint(String name, SloTargets slo) {
-    return new EndpointConfig(name, URI.create("http://10.0.0.1/" + name), Map.of(), null, TlsConfig.defaults(), slo);
+  private static Endpoint endpoint(String name, SloTargets slo) {
+    return new Endpoint(name, URI.create("http://10.0.0.1/" + name), Map.of(), null, TlsConfig.defaults(), slo);
   }
 
   private static ServerEntry server(InferenceReceiver r, String name) {
@@ -77,7 +77,7 @@ class SloReceiverTest {
    * Two scrapes 10 s apart (the window's range is exactly those 10 s, no extrapolation): per
    * server Δ(le 0.5), Δ(le 1), Δcount. "busy": 50, 80, 100; "quiet": 5, 5, 10; "llama": 90, 99, 100.
    */
-  private InferenceReceiver twoScrapes(SloConfig slo, EndpointConfig... endpoints) {
+  private InferenceReceiver twoScrapes(SloConfig slo, Endpoint... endpoints) {
     InferenceReceiver r = receiver(slo, endpoints);
     scraper.bodies.put("http://10.0.0.1/busy", vllm("qwen-7b", 100, 180, 200));
     scraper.bodies.put("http://10.0.0.1/quiet", vllm("qwen-7b", 10, 10, 10));

@@ -131,53 +131,53 @@ public final class ConfigSchema {
           "engine profiles written inline, as a YAML block scalar under this key, several separated"
               + " by `---` lines; like the directory's files, and they win over them");
 
-  public static final ListKey<EndpointConfig> ENDPOINTS =
+  public static final ListKey<Endpoint> ENDPOINTS =
       list("inference.endpoints", c -> c.inference().endpoints(),
           "servers scraped whether or not discovery finds them; one that can't be scraped makes the"
               + " inference receiver unhealthy");
-  public static final Key<EndpointConfig, String> ENDPOINT_NAME =
-      ENDPOINTS.key("name", ConfigType.STRING, null, "`host:port` of the URL", EndpointConfig::name,
+  public static final Key<Endpoint, String> ENDPOINT_NAME =
+      ENDPOINTS.key("name", ConfigType.STRING, null, "`host:port` of the URL", Endpoint::name,
           "the server's name in every output (`server` attribute); unique");
-  public static final Key<EndpointConfig, URI> ENDPOINT_URL =
-      ENDPOINTS.required("url", ConfigType.HTTP_URL, EndpointConfig::url,
+  public static final Key<Endpoint, URI> ENDPOINT_URL =
+      ENDPOINTS.required("url", ConfigType.HTTP_URL, Endpoint::url,
           "the metrics URL, `http` or `https`");
-  public static final Key<EndpointConfig, Map<String, String>> ENDPOINT_HEADERS =
-      ENDPOINTS.key("headers", ConfigType.secrets("header"), Map.of(), null, EndpointConfig::headers,
+  public static final Key<Endpoint, Map<String, String>> ENDPOINT_HEADERS =
+      ENDPOINTS.key("headers", ConfigType.secrets("header"), Map.of(), null, Endpoint::headers,
           "extra request headers; values may be `${env:NAME}`; never logged or printed");
-  public static final Key<EndpointConfig, String> ENDPOINT_BEARER_TOKEN_FILE =
+  public static final Key<Endpoint, String> ENDPOINT_BEARER_TOKEN_FILE =
       ENDPOINTS.key("bearerTokenFile", ConfigType.STRING, null, null,
-          EndpointConfig::bearerTokenFile,
+          Endpoint::bearerTokenFile,
           "a file whose trimmed content is sent as `Authorization: Bearer`, re-read on each scrape");
-  public static final Key<EndpointConfig, String> ENDPOINT_TLS_CA_FILE =
+  public static final Key<Endpoint, String> ENDPOINT_TLS_CA_FILE =
       ENDPOINTS.key("tls.caFile", ConfigType.STRING, null, "JVM trust store",
           e -> e.tls().caFile(), "PEM CA certificates to trust");
-  public static final Key<EndpointConfig, String> ENDPOINT_TLS_CERT_FILE =
+  public static final Key<Endpoint, String> ENDPOINT_TLS_CERT_FILE =
       ENDPOINTS.key("tls.certFile", ConfigType.STRING, null, null, e -> e.tls().certFile(),
           "PEM client certificate (mutual TLS), with `keyFile`");
-  public static final Key<EndpointConfig, String> ENDPOINT_TLS_KEY_FILE =
+  public static final Key<Endpoint, String> ENDPOINT_TLS_KEY_FILE =
       ENDPOINTS.key("tls.keyFile", ConfigType.STRING, null, null, e -> e.tls().keyFile(),
           "PEM (PKCS#8) private key of the client certificate");
-  public static final Key<EndpointConfig, Boolean> ENDPOINT_TLS_INSECURE_SKIP_VERIFY =
+  public static final Key<Endpoint, Boolean> ENDPOINT_TLS_INSECURE_SKIP_VERIFY =
       ENDPOINTS.key("tls.insecureSkipVerify", ConfigType.BOOLEAN, false, null,
           e -> e.tls().insecureSkipVerify(),
           "accept any server certificate (labs only; logged as a warning)");
 
-  public static final Key<EndpointConfig, Duration> ENDPOINT_SLO_TTFT =
+  public static final Key<Endpoint, Duration> ENDPOINT_SLO_TTFT =
       ENDPOINTS.key("slo.ttft", ConfigType.DURATION, null, "inherited", e -> e.slo().ttft(),
           "this server's TTFT target, stronger than `inference.slo` and its overrides");
-  public static final Key<EndpointConfig, Duration> ENDPOINT_SLO_ITL =
+  public static final Key<Endpoint, Duration> ENDPOINT_SLO_ITL =
       ENDPOINTS.key("slo.itl", ConfigType.DURATION, null, "inherited", e -> e.slo().itl(),
           "this server's ITL target");
-  public static final Key<EndpointConfig, Duration> ENDPOINT_SLO_E2E =
+  public static final Key<Endpoint, Duration> ENDPOINT_SLO_E2E =
       ENDPOINTS.key("slo.e2e", ConfigType.DURATION, null, "inherited", e -> e.slo().e2e(),
           "this server's end-to-end latency target");
-  public static final Key<EndpointConfig, Duration> ENDPOINT_SLO_QUEUE =
+  public static final Key<Endpoint, Duration> ENDPOINT_SLO_QUEUE =
       ENDPOINTS.key("slo.queue", ConfigType.DURATION, null, "inherited", e -> e.slo().queue(),
           "this server's queue-time target");
-  public static final Key<EndpointConfig, Double> ENDPOINT_SLO_OBJECTIVE =
+  public static final Key<Endpoint, Double> ENDPOINT_SLO_OBJECTIVE =
       ENDPOINTS.key("slo.objective", ConfigType.FRACTION, null, "inherited",
           e -> e.slo().objective(), "this server's objective");
-  public static final Key<EndpointConfig, Integer> ENDPOINT_SLO_MIN_REQUESTS =
+  public static final Key<Endpoint, Integer> ENDPOINT_SLO_MIN_REQUESTS =
       ENDPOINTS.key("slo.minRequests", ConfigType.COUNT, null, "inherited",
           e -> e.slo().minRequests(), "this server's `minRequests`");
 
@@ -327,8 +327,8 @@ public final class ConfigSchema {
     return l;
   }
 
-  private static List<EndpointConfig> endpoints(List<ConfigValues> elements) {
-    List<EndpointConfig> endpoints = new ArrayList<>();
+  private static List<Endpoint> endpoints(List<ConfigValues> elements) {
+    List<Endpoint> endpoints = new ArrayList<>();
     Set<String> names = new HashSet<>();
     for (ConfigValues e : elements) {
       URI url = e.get(ENDPOINT_URL);
@@ -352,7 +352,7 @@ public final class ConfigSchema {
       SloTargets slo = new SloTargets(e.get(ENDPOINT_SLO_TTFT), e.get(ENDPOINT_SLO_ITL),
           e.get(ENDPOINT_SLO_E2E), e.get(ENDPOINT_SLO_QUEUE), e.get(ENDPOINT_SLO_OBJECTIVE),
           e.get(ENDPOINT_SLO_MIN_REQUESTS));
-      endpoints.add(new EndpointConfig(name, url, e.get(ENDPOINT_HEADERS),
+      endpoints.add(new Endpoint(name, url, e.get(ENDPOINT_HEADERS),
           e.get(ENDPOINT_BEARER_TOKEN_FILE), tls, slo));
     }
     return endpoints;

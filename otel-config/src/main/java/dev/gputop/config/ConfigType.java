@@ -186,20 +186,7 @@ public abstract class ConfigType<T> {
       new ConfigType<>("http(s) URL") {
         @Override
         java.net.URI parse(String text) {
-          java.net.URI url;
-          try {
-            url = new java.net.URI(text.trim());
-          } catch (java.net.URISyntaxException e) {
-            throw new IllegalArgumentException("not a valid URL: " + e.getMessage());
-          }
-          String scheme = url.getScheme() == null ? "" : url.getScheme().toLowerCase(Locale.ROOT);
-          if (!scheme.equals("http") && !scheme.equals("https")) {
-            throw new IllegalArgumentException("must be an http or https URL, not '" + text + "'");
-          }
-          if (url.getHost() == null) {
-            throw new IllegalArgumentException("has no host: '" + text + "'");
-          }
-          return url;
+          return Endpoint.parseUrl(text); // the one check of a metrics URL
         }
 
         @Override

@@ -19,7 +19,7 @@ public record InferenceConfig(
     boolean enabled,
     Duration window,
     DiscoveryConfig discovery,
-    List<EndpointConfig> endpoints,
+    List<Endpoint> endpoints,
     ScrapeConfig scrape,
     SloConfig slo,
     EnginesConfig engines) {
@@ -41,13 +41,13 @@ public record InferenceConfig(
 
   /** Settings without profiles of the user's. */
   public InferenceConfig(boolean enabled, Duration window, DiscoveryConfig discovery,
-      List<EndpointConfig> endpoints, ScrapeConfig scrape, SloConfig slo) {
+      List<Endpoint> endpoints, ScrapeConfig scrape, SloConfig slo) {
     this(enabled, window, discovery, endpoints, scrape, slo, EnginesConfig.none());
   }
 
   /** Settings without SLO targets. */
   public InferenceConfig(boolean enabled, Duration window, DiscoveryConfig discovery,
-      List<EndpointConfig> endpoints, ScrapeConfig scrape) {
+      List<Endpoint> endpoints, ScrapeConfig scrape) {
     this(enabled, window, discovery, endpoints, scrape, SloConfig.defaults());
   }
 

@@ -49,7 +49,7 @@ class ConfigLoaderTest {
     assertThat(c.inference().discovery().scope()).isEqualTo(DiscoveryConfig.Scope.ALL);
     assertThat(c.inference().scrape().timeout()).isEqualTo(Duration.ofMillis(750));
     assertThat(c.inference().scrape().maxBodyBytes()).isEqualTo(4L << 20);
-    EndpointConfig ep = c.inference().endpoints().get(0);
+    Endpoint ep = c.inference().endpoints().get(0);
     assertThat(ep.name()).isEqualTo("chat-api");
     assertThat(ep.url().toString()).isEqualTo("http://10.0.0.5:8000/metrics");
     assertThat(ep.headers()).containsEntry("X-Token", "s3cret");

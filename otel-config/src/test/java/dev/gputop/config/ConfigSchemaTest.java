@@ -153,8 +153,8 @@ class ConfigSchemaTest {
       SloOverride first = c.inference().slo().overrides().get(0);
       return ((ConfigSchema.Key<SloOverride, ?>) key).valueIn(first);
     }
-    EndpointConfig first = c.inference().endpoints().get(0);
-    return ((ConfigSchema.Key<EndpointConfig, ?>) key).valueIn(first);
+    Endpoint first = c.inference().endpoints().get(0);
+    return ((ConfigSchema.Key<Endpoint, ?>) key).valueIn(first);
   }
 
   @SuppressWarnings("unchecked")

@@ -1,6 +1,6 @@
 package dev.gputop.benchmarks.scale;
 
-import dev.gputop.inference.scrape.ScrapeTarget;
+import dev.gputop.config.Endpoint;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.HttpURLConnection;
@@ -27,7 +27,7 @@ import org.eclipse.jetty.client.transport.HttpClientTransportOverHTTP;
 final class Alternatives implements AutoCloseable {
 
   interface Cycle {
-    long scrapeAll(List<ScrapeTarget> targets) throws Exception;
+    long scrapeAll(List<Endpoint> targets) throws Exception;
   }
 
   private static final int CONCURRENCY = 8;
@@ -51,13 +51,13 @@ final class Alternatives implements AutoCloseable {
     }
   }
 
-  long scrapeAll(List<ScrapeTarget> targets) throws Exception {
+  long scrapeAll(List<Endpoint> targets) throws Exception {
     return kind.equals("jetty") ? jetty(targets) : urlConnection(targets);
   }
 
-  private long urlConnection(List<ScrapeTarget> targets) throws Exception {
+  private long urlConnection(List<Endpoint> targets) throws Exception {
     List<Callable<Boolean>> tasks = new ArrayList<>(targets.size());
-    for (ScrapeTarget t : targets) {
+    for (Endpoint t : targets) {
       tasks.add(() -> {
         HttpURLConnection c = (HttpURLConnection) t.url().toURL().openConnection(Proxy.NO_PROXY);
         c.setInstanceFollowRedirects(false);
@@ -100,11 +100,11 @@ final class Alternatives implements AutoCloseable {
     }
   }
 
-  private long jetty(List<ScrapeTarget> targets) throws Exception {
+  private long jetty(List<Endpoint> targets) throws Exception {
     Semaphore slots = new Semaphore(CONCURRENCY);
     CountDownLatch done = new CountDownLatch(targets.size());
     AtomicLong ok = new AtomicLong();
-    for (ScrapeTarget t : targets) {
+    for (Endpoint t : targets) {
       slots.acquire();
       jetty.newRequest(t.url())
           .timeout(2, TimeUnit.SECONDS)

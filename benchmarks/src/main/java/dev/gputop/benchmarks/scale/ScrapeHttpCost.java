@@ -4,7 +4,7 @@ import dev.gputop.config.Clock;
 import dev.gputop.config.ScrapeConfig;
 import dev.gputop.inference.scrape.HttpScraper;
 import dev.gputop.inference.scrape.ScrapeResult;
-import dev.gputop.inference.scrape.ScrapeTarget;
+import dev.gputop.config.Endpoint;
 import java.lang.management.ManagementFactory;
 import java.net.URI;
 import java.util.ArrayList;
@@ -49,9 +49,9 @@ public final class ScrapeHttpCost {
       endpoints.publish(server.render(), "text/plain; version=0.0.4; charset=utf-8");
       endpoints.start();
       long serverTid = threadId("loopback-endpoints");
-      List<ScrapeTarget> targets = new ArrayList<>();
+      List<Endpoint> targets = new ArrayList<>();
       for (int i = 0; i < n; i++) {
-        targets.add(ScrapeTarget.of("vllm-" + i,
+        targets.add(Endpoint.of("vllm-" + i,
             URI.create("http://127.0.0.1:" + endpoints.ports().get(i) + "/metrics")));
       }
       long ok = 0;

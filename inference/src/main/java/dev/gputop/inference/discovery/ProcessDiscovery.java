@@ -256,7 +256,7 @@ public final class ProcessDiscovery implements ServerDiscovery {
         String name = s.name();
         if (servers.containsKey(name)) {
           name = name + "-" + s.pids().get(0);
-          s = new DiscoveredServer(name, s.engine(), s.url(), s.gpus(), s.pids(), s.command(), s.how(), s.containerId(), s.pod());
+          s = new DiscoveredServer(dev.gputop.config.Endpoint.of(name, s.url()), s.engine(), s.gpus(), s.pids(), s.command(), s.how(), s.containerId(), s.pod());
         }
         servers.put(name, s);
       }
@@ -356,8 +356,15 @@ public final class ProcessDiscovery implements ServerDiscovery {
     if (g.members.size() > 1) {
       how.append("; merged ").append(g.members.size()).append(" processes by parent links");
     }
-    return new DiscoveredServer(
-        name, engine, URI.create(ep.url(host)), List.copyOf(g.gpus), List.copyOf(new TreeSet<>(g.members.keySet())),
+    dev.gputop.config.Endpoint endpoint;
+    try {
+      endpoint = dev.gputop.config.Endpoint.of(name, URI.create(ep.url(host)));
+    } catch (IllegalArgumentException e) {
+      // e.g. a --host whose name is not a valid URL host: one skipped process, not a failed discovery.
+      skipped.add(new SkippedProcess(pid, display(owner), "its metrics URL can't be scraped: " + e.getMessage()));
+      return null;
+    }
+    return new DiscoveredServer(endpoint, engine, List.copyOf(g.gpus), List.copyOf(new TreeSet<>(g.members.keySet())),
         display(owner), how.toString(), containerId,
         inPod == null ? null : new dev.gputop.config.PodIdentity(
             inPod.namespace(), inPod.name(), inLookup.containerName(containerId), inPod.uid()));

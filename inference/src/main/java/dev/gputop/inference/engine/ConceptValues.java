@@ -29,17 +29,31 @@ public record ConceptValues(
   }
 
   static ConceptValues ofSeries(Concept concept, Source source, List<Series> list) {
-    Map<SeriesKey, Series> m = new LinkedHashMap<>();
-    for (Series s : list) {
-      m.put(s.key(), s);
+    Object[] keys = new Object[list.size()];
+    for (int i = 0; i < keys.length; i++) {
+      keys[i] = list.get(i).key();
+    }
+    Map<SeriesKey, Series> m = OrderedMap.ofDistinct(keys, list.toArray());
+    if (m == null) {
+      m = new LinkedHashMap<>();
+      for (Series s : list) {
+        m.put(s.key(), s);
+      }
     }
     return new ConceptValues(concept, source, m, Map.of());
   }
 
   static ConceptValues ofHistograms(Concept concept, Source source, List<HistogramSeries> list) {
-    Map<SeriesKey, HistogramSeries> m = new LinkedHashMap<>();
-    for (HistogramSeries h : list) {
-      m.put(h.key(), h);
+    Object[] keys = new Object[list.size()];
+    for (int i = 0; i < keys.length; i++) {
+      keys[i] = list.get(i).key();
+    }
+    Map<SeriesKey, HistogramSeries> m = OrderedMap.ofDistinct(keys, list.toArray());
+    if (m == null) {
+      m = new LinkedHashMap<>();
+      for (HistogramSeries h : list) {
+        m.put(h.key(), h);
+      }
     }
     return new ConceptValues(concept, source, Map.of(), m);
   }

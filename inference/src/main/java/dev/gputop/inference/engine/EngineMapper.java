@@ -201,6 +201,35 @@ public final class EngineMapper {
     }
   }
 
+  /** The label sets read so far from one source: scanned while few (the usual case), hashed beyond. */
+  private static final class ReadLabels {
+    private final Labels[] few;
+    private int n;
+    private Set<Labels> many;
+
+    ReadLabels(int rows) {
+      few = new Labels[Math.min(rows, 12)];
+    }
+
+    /** Adds {@code labels}; false when an equal set was read already. */
+    boolean add(Labels labels) {
+      if (many != null) {
+        return many.add(labels);
+      }
+      for (int i = 0; i < n; i++) {
+        if (few[i].equals(labels)) {
+          return false;
+        }
+      }
+      if (n < few.length) {
+        few[n++] = labels;
+        return true;
+      }
+      many = new HashSet<>(Arrays.asList(few));
+      return many.add(labels);
+    }
+  }
+
   /** Gauge and counter series of one (non-sum) source, after its rules. */
   private static List<Series> series(Compiled c, Source source, List<Sample> samples, List<SeriesDecision> seen) {
     List<Row> rows = new ArrayList<>(samples.size());
@@ -210,7 +239,7 @@ public final class EngineMapper {
     }
     applyRules(c, source, rows);
     List<Series> out = new ArrayList<>(rows.size());
-    Set<Labels> done = new HashSet<>();
+    ReadLabels done = new ReadLabels(rows.size());
     for (Row r : rows) {
       if (r.skipped == null && Double.isNaN(r.value)) {
         r.skipped = "skipped: NaN";
@@ -237,7 +266,7 @@ public final class EngineMapper {
     }
     applyRules(c, source, rows);
     List<HistogramSeries> out = new ArrayList<>(rows.size());
-    Set<Labels> done = new HashSet<>();
+    ReadLabels done = new ReadLabels(rows.size());
     for (Row r : rows) {
       Histogram h = r.histogram;
       if (r.skipped == null && h.bounds().length == 0 && Double.isNaN(h.count())) {
@@ -289,15 +318,15 @@ public final class EngineMapper {
     if (!source.where().isEmpty()) {
       for (Row r : rows) {
         if (!source.accepts(r.labels)) {
-          r.skipped = "skipped: filter " + filterText(source);
+          r.skipped = c.filterSkip(source);
         }
       }
     }
     for (TotalRowRule rule : c.totalRows(source)) {
-      totalRows(rule, rows);
+      totalRows(rule, c.totalRowTexts(rule), rows);
     }
     if (c.rankLabels.length > 0) {
-      foldRanks(c.rankLabels, rows);
+      foldRanks(c.rankLabels, c.rankNote, rows);
     }
   }
 
@@ -311,7 +340,7 @@ public final class EngineMapper {
    * Of the rows that differ only in the rule's label, the total row alone is read when it is
    * there; its siblings are skipped, so nothing is counted twice.
    */
-  private static void totalRows(TotalRowRule rule, List<Row> rows) {
+  private static void totalRows(TotalRowRule rule, String[] texts, List<Row> rows) {
     boolean hasLabel = false;
     for (Row r : rows) {
       if (r.skipped == null && r.labels.get(rule.label()) != null) {
@@ -340,9 +369,9 @@ public final class EngineMapper {
         continue;
       }
       if (total == r) {
-        r.note = "read: total row " + rule.label() + "=\"" + rule.value() + "\" of its siblings";
+        r.note = texts[0];
       } else if (!isTotal(rule, r.labels)) {
-        r.skipped = "skipped: part of the total row " + rule.label() + "=\"" + rule.value() + "\"";
+        r.skipped = texts[1];
       }
     }
   }
@@ -360,7 +389,7 @@ public final class EngineMapper {
    * Drops the rank labels from every row; of rows that then collide (same name and remaining
    * labels), keeps the one with the lowest ranks, because every rank reports the same batch.
    */
-  private static void foldRanks(String[] rankLabels, List<Row> rows) {
+  private static void foldRanks(String[] rankLabels, String rankNote, List<Row> rows) {
     Map<SeriesKey, Row> lowest = new HashMap<>();
     Map<Row, Long> rankOf = new HashMap<>();
     for (Row r : rows) {
@@ -393,7 +422,7 @@ public final class EngineMapper {
     }
     for (Row r : lowest.values()) {
       if (r.note == null) {
-        r.note = "read: one rank (lowest " + String.join(", ", rankLabels) + ") of the same batch";
+        r.note = rankNote;
       }
     }
   }
@@ -443,6 +472,11 @@ public final class EngineMapper {
      */
     final Set<String> families = new HashSet<>();
     final Map<Source, List<TotalRowRule>> totalRows = new HashMap<>();
+    /** Each filtered leaf's reason for a row it rejects (the texts are built once, not per row). */
+    final Map<Source, String> filterSkips = new java.util.IdentityHashMap<>();
+    /** Each total-row rule's note for the total and reason for its siblings. */
+    final Map<TotalRowRule, String[]> totalRowTexts = new java.util.IdentityHashMap<>();
+    final String rankNote;
     /** Every source instance of the profile (sums' parts too) → its leaf index. */
     final Map<Source, Integer> leafIndex = new java.util.IdentityHashMap<>();
 
@@ -458,9 +492,13 @@ public final class EngineMapper {
       }
       this.markers = Set.copyOf(p.markers());
       this.rankLabels = p.rankLabels().toArray(new String[0]);
+      this.rankNote = "read: one rank (lowest " + String.join(", ", rankLabels) + ") of the same batch";
       for (List<Source> sources : p.concepts().values()) {
         for (Source s : sources) {
           for (Source leaf : s.leaves()) {
+            if (!leaf.where().isEmpty()) {
+              filterSkips.putIfAbsent(leaf, "skipped: filter " + filterText(leaf));
+            }
             int existing = leaves.indexOf(leaf);
             if (existing >= 0) {
               leafIndex.put(leaf, existing);
@@ -470,6 +508,9 @@ public final class EngineMapper {
             leafIndex.put(leaf, index);
             leaves.add(leaf);
             totalRows.put(leaf, p.totalRowsOf(leaf.name()));
+            for (TotalRowRule rule : totalRows.get(leaf)) {
+              totalRowTexts.put(rule, describeTotalRow(rule));
+            }
             if (leaf.form() == Source.Form.HISTOGRAM) {
               add(histogramSlots, leaf.name(), index);
               families.add(leaf.name());
@@ -498,6 +539,22 @@ public final class EngineMapper {
         n[old.length] = index;
         slots.put(name, n);
       }
+    }
+
+    static String[] describeTotalRow(TotalRowRule rule) {
+      return new String[] {
+          "read: total row " + rule.label() + "=\"" + rule.value() + "\" of its siblings",
+          "skipped: part of the total row " + rule.label() + "=\"" + rule.value() + "\""};
+    }
+
+    String[] totalRowTexts(TotalRowRule rule) {
+      String[] texts = totalRowTexts.get(rule);
+      return texts != null ? texts : describeTotalRow(rule);
+    }
+
+    String filterSkip(Source leaf) {
+      String text = filterSkips.get(leaf);
+      return text != null ? text : "skipped: filter " + filterText(leaf);
     }
 
     int leafIndex(Source leaf) {

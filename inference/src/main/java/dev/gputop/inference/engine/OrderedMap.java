@@ -55,6 +55,42 @@ final class OrderedMap<K, V> extends AbstractMap<K, V> {
     return new OrderedMap<>(k, v);
   }
 
+  /**
+   * A map of these keys and values in this order, taking the arrays (not copied: the caller
+   * gives them up); null when two keys are equal, so that the caller can apply {@code put}'s
+   * rule (the last value wins, in the first key's place).
+   */
+  static <K, V> Map<K, V> ofDistinct(Object[] keys, Object[] values) {
+    if (keys.length == 0) {
+      @SuppressWarnings("unchecked")
+      Map<K, V> empty = (Map<K, V>) EMPTY;
+      return empty;
+    }
+    for (Object k : keys) {
+      java.util.Objects.requireNonNull(k, "key");
+    }
+    for (Object v : values) {
+      java.util.Objects.requireNonNull(v, "value");
+    }
+    OrderedMap<K, V> m = new OrderedMap<>(keys, values);
+    if (m.index == null) {
+      for (int i = 1; i < keys.length; i++) {
+        for (int j = 0; j < i; j++) {
+          if (keys[j].equals(keys[i])) {
+            return null;
+          }
+        }
+      }
+    } else {
+      for (int i = 0; i < keys.length; i++) {
+        if (m.find(keys[i]) != i) {
+          return null;
+        }
+      }
+    }
+    return m;
+  }
+
   private static int[] buildIndex(Object[] keys) {
     int[] slots = new int[Integer.highestOneBit(keys.length * 2 - 1) << 1];
     int mask = slots.length - 1;

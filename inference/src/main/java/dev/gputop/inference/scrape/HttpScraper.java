@@ -1,5 +1,6 @@
 package dev.gputop.inference.scrape;
 
+import dev.gputop.config.Endpoint;
 import dev.gputop.config.Clock;
 import dev.gputop.config.ScrapeConfig;
 import dev.gputop.config.TlsConfig;
@@ -61,7 +62,7 @@ import java.util.logging.Logger;
  * <pre>{@code
  * try (HttpScraper scraper =
  *     new HttpScraper(ScrapeConfig.defaults(), Clock.system(), openTelemetry)) {
- *   ScrapeTarget vllm = ScrapeTarget.of("vllm", URI.create("http://127.0.0.1:8000/metrics"));
+ *   Endpoint vllm = Endpoint.of("vllm", URI.create("http://127.0.0.1:8000/metrics"));
  *   List<ScrapeResult> results = scraper.scrapeAll(List.of(vllm));
  * }
  * }</pre>
@@ -115,12 +116,12 @@ public final class HttpScraper implements Scraper {
    * so that its cost (a few hundred milliseconds on a cold JVM, more on a busy node) is not taken
    * from that scrape's deadline. Scrapes of http:// targets never initialize it.
    */
-  private void prepareTls(List<ScrapeTarget> targets) {
+  private void prepareTls(List<Endpoint> targets) {
     DeferredSslContextFactory tls = clients.defaultTls();
     if (tls.initialized()) {
       return;
     }
-    for (ScrapeTarget target : targets) {
+    for (Endpoint target : targets) {
       if ("https".equalsIgnoreCase(target.url().getScheme()) && HttpClients.usesDefaultTls(target.tls())) {
         try {
           long t0 = System.nanoTime();
@@ -145,7 +146,7 @@ public final class HttpScraper implements Scraper {
    * interrupt flag is kept.
    */
   @Override
-  public List<ScrapeResult> scrapeAll(List<ScrapeTarget> targets) {
+  public List<ScrapeResult> scrapeAll(List<Endpoint> targets) {
     if (targets.isEmpty()) {
       return List.of();
     }
@@ -154,21 +155,21 @@ public final class HttpScraper implements Scraper {
     } catch (RuntimeException e) {
       logger.log(Level.WARNING, "Scrape cycle failed unexpectedly", e);
       List<ScrapeResult> results = new ArrayList<>(targets.size());
-      for (ScrapeTarget target : targets) {
+      for (Endpoint target : targets) {
         results.add(failed(target, Outcome.IO_ERROR, "scrape failed unexpectedly: " + e));
       }
       return results;
     }
   }
 
-  private List<ScrapeResult> scrape(List<ScrapeTarget> targets) {
+  private List<ScrapeResult> scrape(List<Endpoint> targets) {
     prepareTls(targets);
     long deadline = System.nanoTime() + config.timeout().toNanos();
     Span cycle = telemetry.startCycle(targets.size());
     List<ScrapeCall> calls = new ArrayList<>(targets.size());
     List<CompletableFuture<ScrapeCall.Completed>> reported = new ArrayList<>(targets.size());
     boolean interrupted = false;
-    for (ScrapeTarget target : targets) {
+    for (Endpoint target : targets) {
       ScrapeCall call = new ScrapeCall(target, config, clock, deadline);
       // The target's span starts with its request, so a wait for a slot shows as a gap in the
       // trace; a target that never started gets a span when it is reported.
@@ -284,7 +285,7 @@ public final class HttpScraper implements Scraper {
     return clients.size();
   }
 
-  private void warnIfInsecure(ScrapeTarget target) {
+  private void warnIfInsecure(Endpoint target) {
     if (target.tls().insecureSkipVerify() && insecureWarned.size() < 4096
         && insecureWarned.add(target.name())) {
       logger.warning("Endpoint '" + target.name() + "' has tls.insecureSkipVerify: its server's "
@@ -292,7 +293,7 @@ public final class HttpScraper implements Scraper {
     }
   }
 
-  private ScrapeResult failed(ScrapeTarget target, Outcome outcome, String message) {
+  private ScrapeResult failed(Endpoint target, Outcome outcome, String message) {
     return new ScrapeResult(
         target, outcome, null, 0, null, clock.epochNanos(), clock.nanoTime(), 0, message);
   }

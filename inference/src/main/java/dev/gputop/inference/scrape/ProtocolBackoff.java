@@ -1,5 +1,6 @@
 package dev.gputop.inference.scrape;
 
+import dev.gputop.config.Endpoint;
 import dev.gputop.inference.scrape.ScrapeResult.Outcome;
 import java.time.Duration;
 import java.util.concurrent.ConcurrentHashMap;
@@ -30,7 +31,7 @@ final class ProtocolBackoff {
   private final ConcurrentHashMap<String, Pause> pauses = new ConcurrentHashMap<>();
 
   /** The result to report instead of scraping {@code target} now, or null to scrape it. */
-  Skip check(ScrapeTarget target, long nowNanos) {
+  Skip check(Endpoint target, long nowNanos) {
     Pause pause = pauses.get(key(target));
     if (pause == null || nowNanos - pause.untilNanos() >= 0) {
       return null;
@@ -41,7 +42,7 @@ final class ProtocolBackoff {
   }
 
   /** Records how a scrape of {@code target} ended. */
-  void record(ScrapeTarget target, ScrapeCall.Completed completed, long nowNanos) {
+  void record(Endpoint target, ScrapeCall.Completed completed, long nowNanos) {
     String key = key(target);
     if (!completed.protocolViolation()) {
       if (completed.result().ok() || completed.statusCode() > 0) {
@@ -60,7 +61,7 @@ final class ProtocolBackoff {
     });
   }
 
-  private static String key(ScrapeTarget target) {
+  private static String key(Endpoint target) {
     return target.name() + ' ' + target.url();
   }
 }

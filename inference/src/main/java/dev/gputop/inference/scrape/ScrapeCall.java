@@ -1,5 +1,6 @@
 package dev.gputop.inference.scrape;
 
+import dev.gputop.config.Endpoint;
 import dev.gputop.config.Clock;
 import dev.gputop.config.ScrapeConfig;
 import dev.gputop.inference.scrape.ScrapeResult.Outcome;
@@ -92,7 +93,7 @@ final class ScrapeCall {
 
   private static final Truncated TRUNCATED = new Truncated();
 
-  private final ScrapeTarget target;
+  private final Endpoint target;
   private final ScrapeConfig config;
   private final Clock clock;
   private final long deadlineNanos;
@@ -113,7 +114,7 @@ final class ScrapeCall {
    * @param deadlineNanos when the call must be finished, on the {@link System#nanoTime()} scale
    *     (the clock only stamps the result)
    */
-  ScrapeCall(ScrapeTarget target, ScrapeConfig config, Clock clock, long deadlineNanos) {
+  ScrapeCall(Endpoint target, ScrapeConfig config, Clock clock, long deadlineNanos) {
     this.target = target;
     this.config = config;
     this.clock = clock;
@@ -123,7 +124,7 @@ final class ScrapeCall {
     this.currentUri = target.url();
   }
 
-  ScrapeTarget target() {
+  Endpoint target() {
     return target;
   }
 
@@ -138,15 +139,7 @@ final class ScrapeCall {
     startEpochNanos = clock.epochNanos();
     startNanos = clock.nanoTime();
     try {
-      URI url = target.url();
-      String scheme = url.getScheme() == null ? "" : url.getScheme().toLowerCase(Locale.ROOT);
-      if (!scheme.equals("http") && !scheme.equals("https")) {
-        throw new ScrapeFailure(Outcome.IO_ERROR,
-            "unsupported URL scheme '" + scheme + "' (http and https only)");
-      }
-      if (url.getHost() == null) {
-        throw new ScrapeFailure(Outcome.IO_ERROR, "URL has no host");
-      }
+      // The URL is http(s) with a host: an Endpoint can't be built otherwise.
       checkHeaders(target.headers());
       client = clients.get(target.tls());
       if (target.bearerTokenFile() != null) {

@@ -1,5 +1,6 @@
 package dev.gputop.inference.scrape;
 
+import dev.gputop.config.Endpoint;
 import java.util.Objects;
 
 /**
@@ -18,7 +19,7 @@ import java.util.Objects;
  * @param error a message a person can act on when it failed, else null
  */
 public record ScrapeResult(
-    ScrapeTarget target,
+    Endpoint target,
     Outcome outcome,
     byte[] body,
     int length,

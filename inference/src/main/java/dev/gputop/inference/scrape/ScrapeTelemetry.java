@@ -1,5 +1,6 @@
 package dev.gputop.inference.scrape;
 
+import dev.gputop.config.Endpoint;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.common.Attributes;
@@ -97,7 +98,7 @@ final class ScrapeTelemetry {
   }
 
   /** The span of one target's scrape, a child of the cycle. */
-  Span startScrape(Span cycle, ScrapeTarget target) {
+  Span startScrape(Span cycle, Endpoint target) {
     URI url = target.url();
     var builder = tracer.spanBuilder("scrape " + target.name())
         .setSpanKind(SpanKind.CLIENT)

@@ -1,5 +1,6 @@
 package dev.gputop.inference.scrape;
 
+import dev.gputop.config.Endpoint;
 import java.util.List;
 
 /**
@@ -11,9 +12,10 @@ public interface Scraper extends AutoCloseable {
 
   /**
    * Scrapes every target concurrently and returns one result per target, in the same order,
-   * within about the configured timeout. Never throws: failures are results.
+   * within about the configured timeout; each result carries its target ({@link
+   * ScrapeResult#target()}), by which callers match it. Never throws: failures are results.
    */
-  List<ScrapeResult> scrapeAll(List<ScrapeTarget> targets);
+  List<ScrapeResult> scrapeAll(List<Endpoint> targets);
 
   /** Releases threads and connections. Idempotent. */
   @Override

@@ -40,6 +40,8 @@ import java.util.Map;
 public final class ServerWindow {
 
   private static final int INITIAL_CAPACITY = 4;
+  /** In the order of an {@code EnumMap}, without its per-entry objects. */
+  private static final Concept[] CONCEPTS = Concept.values();
 
   private final long windowNanos;
   private final int maxScrapes;
@@ -116,9 +118,11 @@ public final class ServerWindow {
       cc.newest(null, false);
     }
     int capacity = nanos.length;
-    for (Map.Entry<Concept, ConceptValues> e : scrape.concepts().entrySet()) {
-      Concept c = e.getKey();
-      ConceptValues cv = e.getValue();
+    for (Concept c : CONCEPTS) {
+      ConceptValues cv = scrape.get(c);
+      if (cv == null) {
+        continue;
+      }
       Concept.Kind kind = c.kind();
       if (kind == Concept.Kind.GAUGE) {
         gauges.put(c, cv);
@@ -269,10 +273,10 @@ public final class ServerWindow {
       return "engine changed from " + engine + " to " + current.engine();
     }
     int last = slot(size - 1);
-    for (Map.Entry<Concept, ConceptValues> e : current.concepts().entrySet()) {
-      Concept.Kind kind = e.getKey().kind();
-      ConceptColumns before = kind == Concept.Kind.GAUGE ? null : columns.get(e.getKey());
-      ConceptValues now = e.getValue();
+    for (Concept c : CONCEPTS) {
+      ConceptValues now = current.get(c);
+      Concept.Kind kind = c.kind();
+      ConceptColumns before = now == null || kind == Concept.Kind.GAUGE ? null : columns.get(c);
       if (before == null || !before.inNewest() || !before.source().equals(now.source())) {
         continue;
       }

@@ -190,6 +190,21 @@ class ProcessDiscoveryTest {
   }
 
   @Test
+  void discover_hostThatIsNoUrlHost_isSkippedWithReasonAndOthersFound() {
+    // An underscore is legal in a host name on the command line but not in a URL's host.
+    proc.process(950, 1, 10, "llama-server", "llama-server", "--host", "gpu_box", "--port", "8091")
+        .process(951, 1, 11, "llama-server", "llama-server", "--port", "8092");
+    DiscoveryResult r = discovery(Scope.ALL, new FakeGpus(), null).discover();
+
+    assertThat(r.servers()).extracting(DiscoveredServer::name).containsExactly("llamacpp-8092");
+    assertThat(r.skipped()).singleElement().satisfies(s -> {
+      assertThat(s.pid()).isEqualTo(950);
+      assertThat(s.reason()).isEqualTo(
+          "its metrics URL can't be scraped: has no host: 'http://gpu_box:8091/metrics'");
+    });
+  }
+
+  @Test
   void discover_unreadableCommandLine_recognizedByNameButPortUnknown() {
     proc.process(900, 1, 10, "llama-server", "llama-server", "--port", "8090")
         .process(901, 1, 11, "python3", "python3", "secret.py")

@@ -36,6 +36,28 @@ class OrderedMapTest {
   }
 
   @Test
+  void ofDistinct_takesTheArraysInOrderAndRefusesEqualKeys() {
+    for (int n : new int[] {1, 3, 8, 9, 40}) {
+      Object[] keys = new Object[n];
+      Object[] values = new Object[n];
+      for (int i = 0; i < n; i++) {
+        keys[i] = "k" + i;
+        values[i] = i;
+      }
+      Map<String, Integer> m = OrderedMap.ofDistinct(keys, values);
+      assertThat(m.values()).containsExactly(java.util.Arrays.copyOf(values, n, Integer[].class));
+      assertThat(m.keySet()).containsExactly(java.util.Arrays.copyOf(keys, n, String[].class));
+      assertThat(m.get(new String("k" + (n - 1)))).isEqualTo(n - 1);
+      if (n > 1) {
+        // An equal key (another String object) anywhere: null, so the caller applies put's rule.
+        Object[] twice = keys.clone();
+        twice[n - 1] = new String("k0");
+        assertThat(OrderedMap.<String, Integer>ofDistinct(twice, values)).isNull();
+      }
+    }
+  }
+
+  @Test
   void copyOf_emptyIsOneSharedInstanceAndACopyIsNotCopiedAgain() {
     assertThat(OrderedMap.copyOf(Map.of())).isSameAs(OrderedMap.copyOf(new LinkedHashMap<>()));
     Map<String, Integer> copy = OrderedMap.copyOf(numbers(3));

@@ -1,5 +1,6 @@
 package dev.gputop.inference.scrape;
 
+import dev.gputop.config.Endpoint;
 import static dev.gputop.inference.scrape.HttpScraperTest.EXPOSITION;
 import static dev.gputop.inference.scrape.HttpScraperTest.bytes;
 import static dev.gputop.inference.scrape.HttpScraperTest.scraper;
@@ -62,7 +63,7 @@ class HttpScraperDeadlineTest {
       }
     }));
 
-    Timed timed = scrapeTimed(CONFIG, ScrapeTarget.of("silent", silent.uri("/metrics")));
+    Timed timed = scrapeTimed(CONFIG, Endpoint.of("silent", silent.uri("/metrics")));
     ScrapeResult result = timed.result();
 
     assertThat(result.outcome()).isEqualTo(Outcome.TIMEOUT);
@@ -96,7 +97,7 @@ class HttpScraperDeadlineTest {
         // 2s, so the 1.5s connect timeout keeps a margin over a cold JVM's first connect.
         ScrapeConfig twoSeconds =
             new ScrapeConfig(Duration.ofSeconds(2), 1 << 20, 64 << 10, 200_000, 64, 8);
-        Timed timed = scrapeTimed(twoSeconds, ScrapeTarget.of("dropped",
+        Timed timed = scrapeTimed(twoSeconds, Endpoint.of("dropped",
             URI.create("http://127.0.0.1:" + full.getLocalPort() + "/metrics")));
         ScrapeResult result = timed.result();
 
@@ -126,7 +127,7 @@ class HttpScraperDeadlineTest {
       RawServer.trickle(socket, body, LATER);
     }));
 
-    Timed timed = scrapeTimed(CONFIG, ScrapeTarget.of("trickle", trickle.uri("/metrics")));
+    Timed timed = scrapeTimed(CONFIG, Endpoint.of("trickle", trickle.uri("/metrics")));
     ScrapeResult result = timed.result();
 
     assertThat(result.outcome()).isEqualTo(Outcome.TIMEOUT);
@@ -147,7 +148,7 @@ class HttpScraperDeadlineTest {
           + "Content-Length: 4\r\n\r\nx 1\n"), LATER);
     }));
 
-    Timed timed = scrapeTimed(CONFIG, ScrapeTarget.of("trickle", trickle.uri("/metrics")));
+    Timed timed = scrapeTimed(CONFIG, Endpoint.of("trickle", trickle.uri("/metrics")));
     ScrapeResult result = timed.result();
 
     assertThat(result.outcome()).isEqualTo(Outcome.TIMEOUT);
@@ -169,7 +170,7 @@ class HttpScraperDeadlineTest {
       }
     }));
 
-    Timed timed = scrapeTimed(CONFIG, ScrapeTarget.of("flood", flood.uri("/metrics")));
+    Timed timed = scrapeTimed(CONFIG, Endpoint.of("flood", flood.uri("/metrics")));
     ScrapeResult result = timed.result();
 
     // The response headers are capped (HttpClients.MAX_RESPONSE_HEADER_BYTES): the scrape
@@ -191,7 +192,7 @@ class HttpScraperDeadlineTest {
       RawServer.awaitClientClose(socket);
     }));
 
-    Timed timed = scrapeTimed(CONFIG, ScrapeTarget.of("broken", broken.uri("/metrics")));
+    Timed timed = scrapeTimed(CONFIG, Endpoint.of("broken", broken.uri("/metrics")));
     ScrapeResult result = timed.result();
 
     assertThat(result.outcome()).isEqualTo(Outcome.IO_ERROR);
@@ -202,11 +203,11 @@ class HttpScraperDeadlineTest {
 
   @Test
   void scrapeAll_oneHostileAmongFiveGood_goodResultsArriveWithinTheDeadline() throws Exception {
-    List<ScrapeTarget> targets = new ArrayList<>();
+    List<Endpoint> targets = new ArrayList<>();
     for (int i = 0; i < 5; i++) {
       TestHttpServer good = track(TestHttpServer.http()).handle("/metrics",
           exchange -> TestHttpServer.send(exchange, 200, "text/plain", bytes(EXPOSITION)));
-      targets.add(ScrapeTarget.of("good-" + i, good.uri("/metrics")));
+      targets.add(Endpoint.of("good-" + i, good.uri("/metrics")));
     }
     Duration timeout = Duration.ofSeconds(3);
     byte[] body = bytes("x 1\n".repeat(25));
@@ -216,7 +217,7 @@ class HttpScraperDeadlineTest {
           + "\r\n\r\n"));
       RawServer.trickle(socket, body, timeout.multipliedBy(3));
     }));
-    targets.add(2, ScrapeTarget.of("hostile", hostile.uri("/metrics")));
+    targets.add(2, Endpoint.of("hostile", hostile.uri("/metrics")));
 
     // 3s: on a loaded 2-core CI machine a local scrape can take half a second.
     ScrapeConfig config = new ScrapeConfig(timeout, 1 << 20, 64 << 10, 200_000, 64, 8);
@@ -264,9 +265,9 @@ class HttpScraperDeadlineTest {
     }));
     ScrapeConfig threeAtOnce =
         new ScrapeConfig(Duration.ofSeconds(10), 1 << 20, 64 << 10, 200_000, 64, 3);
-    List<ScrapeTarget> targets = new ArrayList<>();
+    List<Endpoint> targets = new ArrayList<>();
     for (int i = 0; i < 12; i++) {
-      targets.add(ScrapeTarget.of("s" + i, counting.uri("/metrics?n=" + i)));
+      targets.add(Endpoint.of("s" + i, counting.uri("/metrics?n=" + i)));
     }
 
     List<ScrapeResult> results;
@@ -290,7 +291,7 @@ class HttpScraperDeadlineTest {
 
     try (HttpScraper scraper = scraper(oneAtOnce)) {
       List<ScrapeResult> results = scraper.scrapeAll(List.of(
-          ScrapeTarget.of("first", silent.uri("/a")), ScrapeTarget.of("second", silent.uri("/b"))));
+          Endpoint.of("first", silent.uri("/a")), Endpoint.of("second", silent.uri("/b"))));
 
       // Both ended at the one deadline: the second was never started (one connection), so it
       // did not get a timeout of its own after the first.
@@ -313,10 +314,10 @@ class HttpScraperDeadlineTest {
     ScrapeConfig oneAtOnce = new ScrapeConfig(TIMEOUT, 1 << 20, 64 << 10, 200_000, 64, 1);
 
     try (HttpScraper scraper = scraper(oneAtOnce)) {
-      assertThat(scraper.scrapeAll(List.of(ScrapeTarget.of("silent", silent.uri("/metrics"))))
+      assertThat(scraper.scrapeAll(List.of(Endpoint.of("silent", silent.uri("/metrics"))))
           .get(0).outcome()).isEqualTo(Outcome.TIMEOUT);
       ScrapeResult next =
-          scraper.scrapeAll(List.of(ScrapeTarget.of("good", good.uri("/metrics")))).get(0);
+          scraper.scrapeAll(List.of(Endpoint.of("good", good.uri("/metrics")))).get(0);
 
       assertThat(next.outcome()).isEqualTo(Outcome.SUCCESS);
     }
@@ -332,7 +333,7 @@ class HttpScraperDeadlineTest {
         new ScrapeConfig(Duration.ofSeconds(30), 1 << 20, 64 << 10, 200_000, 64, 8);
     HttpScraper scraper = scraper(patient);
     CompletableFuture<List<ScrapeResult>> results = CompletableFuture.supplyAsync(
-        () -> scraper.scrapeAll(List.of(ScrapeTarget.of("silent", silent.uri("/metrics")))));
+        () -> scraper.scrapeAll(List.of(Endpoint.of("silent", silent.uri("/metrics")))));
     awaitConnection(silent);
 
     scraper.close();
@@ -358,7 +359,7 @@ class HttpScraperDeadlineTest {
     try (HttpScraper scraper = scraper(patient)) {
       Thread caller = new Thread(() -> {
         result.set(scraper.scrapeAll(
-            List.of(ScrapeTarget.of("silent", silent.uri("/metrics")))).get(0));
+            List.of(Endpoint.of("silent", silent.uri("/metrics")))).get(0));
         flagKept.set(Thread.currentThread().isInterrupted());
       });
       caller.start();
@@ -388,7 +389,7 @@ class HttpScraperDeadlineTest {
   private record Timed(ScrapeResult result, long elapsedNanos) {}
 
   /** Scrapes one target with a fresh scraper, timing only {@code scrapeAll}. */
-  private static Timed scrapeTimed(ScrapeConfig config, ScrapeTarget target) {
+  private static Timed scrapeTimed(ScrapeConfig config, Endpoint target) {
     try (HttpScraper scraper = scraper(config)) {
       long start = System.nanoTime();
       ScrapeResult result = scraper.scrapeAll(List.of(target)).get(0);

@@ -1,5 +1,6 @@
 package dev.gputop.inference.scrape;
 
+import dev.gputop.config.Endpoint;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.gputop.testing.SharedFixtures;
@@ -57,7 +58,7 @@ class HttpScraperTest {
         exchange -> TestHttpServer.send(exchange, 200, PROMETHEUS_TEXT, bytes(EXPOSITION)));
     long before = Clock.system().epochNanos();
 
-    ScrapeResult result = scrapeOne(CONFIG, ScrapeTarget.of("vllm", server.uri("/metrics")));
+    ScrapeResult result = scrapeOne(CONFIG, Endpoint.of("vllm", server.uri("/metrics")));
 
     assertThat(result.outcome()).isEqualTo(Outcome.SUCCESS);
     assertThat(result.ok()).isTrue();
@@ -75,7 +76,7 @@ class HttpScraperTest {
     TestHttpServer server = track(TestHttpServer.http()).handle("/metrics",
         exchange -> TestHttpServer.send(exchange, 200, openMetrics, bytes(body)));
 
-    ScrapeResult result = scrapeOne(CONFIG, ScrapeTarget.of("tgi", server.uri("/metrics")));
+    ScrapeResult result = scrapeOne(CONFIG, Endpoint.of("tgi", server.uri("/metrics")));
 
     assertThat(result.outcome()).isEqualTo(Outcome.SUCCESS);
     assertThat(result.contentType()).isEqualTo(openMetrics);
@@ -86,7 +87,7 @@ class HttpScraperTest {
   void scrapeAll_request_sendsAcceptGzipAndTargetHeaders() throws Exception {
     TestHttpServer server = track(TestHttpServer.http()).handle("/metrics",
         exchange -> TestHttpServer.send(exchange, 200, PROMETHEUS_TEXT, bytes(EXPOSITION)));
-    ScrapeTarget target = new ScrapeTarget("chat-api", server.uri("/metrics"),
+    Endpoint target = new Endpoint("chat-api", server.uri("/metrics"),
         Map.of("X-Api-Key", "key-123", "X-Tenant", "blue"), null, TlsConfig.defaults());
 
     ScrapeResult result = scrapeOne(CONFIG, target);
@@ -114,7 +115,7 @@ class HttpScraperTest {
     });
     Path token = dir.resolve("token");
     Files.writeString(token, "token-one\n");
-    ScrapeTarget target = new ScrapeTarget("secured", server.uri("/metrics"), Map.of(),
+    Endpoint target = new Endpoint("secured", server.uri("/metrics"), Map.of(),
         token.toString(), TlsConfig.defaults());
 
     try (HttpScraper scraper = scraper(CONFIG)) {
@@ -139,7 +140,7 @@ class HttpScraperTest {
     TestHttpServer server = track(TestHttpServer.http()).handle("/metrics",
         exchange -> TestHttpServer.send(exchange, 200, PROMETHEUS_TEXT, bytes(EXPOSITION)));
     Path missing = dir.resolve("no-such-token");
-    ScrapeTarget target = new ScrapeTarget("secured", server.uri("/metrics"), Map.of(),
+    Endpoint target = new Endpoint("secured", server.uri("/metrics"), Map.of(),
         missing.toString(), TlsConfig.defaults());
 
     ScrapeResult result = scrapeOne(CONFIG, target);
@@ -153,7 +154,7 @@ class HttpScraperTest {
   void scrapeAll_multiLineTokenFile_failsWithoutQuotingTheToken() throws Exception {
     Path token = dir.resolve("token");
     Files.writeString(token, "s3cr3t-part-one\ns3cr3t-part-two\n");
-    ScrapeTarget target = new ScrapeTarget("secured", URI.create("http://127.0.0.1:1/metrics"),
+    Endpoint target = new Endpoint("secured", URI.create("http://127.0.0.1:1/metrics"),
         Map.of(), token.toString(), TlsConfig.defaults());
 
     ScrapeResult result = scrapeOne(CONFIG, target);
@@ -164,7 +165,7 @@ class HttpScraperTest {
 
   @Test
   void scrapeAll_reservedHeader_failsNamingTheHeaderNotItsValue() throws Exception {
-    ScrapeTarget target = new ScrapeTarget("bad-header", URI.create("http://127.0.0.1:1/metrics"),
+    Endpoint target = new Endpoint("bad-header", URI.create("http://127.0.0.1:1/metrics"),
         Map.of("Host", "secret-host-value"), null, TlsConfig.defaults());
 
     ScrapeResult result = scrapeOne(CONFIG, target);
@@ -179,7 +180,7 @@ class HttpScraperTest {
         exchange -> TestHttpServer.send(exchange, 404, "application/json",
             bytes("{\"detail\":\"Not Found\"}")));
 
-    ScrapeResult result = scrapeOne(CONFIG, ScrapeTarget.of("sglang", server.uri("/metrics")));
+    ScrapeResult result = scrapeOne(CONFIG, Endpoint.of("sglang", server.uri("/metrics")));
 
     assertThat(result.outcome()).isEqualTo(Outcome.HTTP_ERROR);
     assertThat(result.error()).isEqualTo(
@@ -198,7 +199,7 @@ class HttpScraperTest {
         exchange -> TestHttpServer.send(exchange, 501, "application/json; charset=utf-8",
             bytes(answer)));
 
-    ScrapeResult result = scrapeOne(CONFIG, ScrapeTarget.of("llama", server.uri("/metrics")));
+    ScrapeResult result = scrapeOne(CONFIG, Endpoint.of("llama", server.uri("/metrics")));
 
     assertThat(result.outcome()).isEqualTo(Outcome.HTTP_ERROR);
     String prefix = "HTTP 501 Not Implemented from 127.0.0.1:" + server.port() + ": ";
@@ -216,19 +217,10 @@ class HttpScraperTest {
     }
 
     ScrapeResult result = scrapeOne(CONFIG,
-        ScrapeTarget.of("gone", URI.create("http://127.0.0.1:" + port + "/metrics")));
+        Endpoint.of("gone", URI.create("http://127.0.0.1:" + port + "/metrics")));
 
     assertThat(result.outcome()).isEqualTo(Outcome.CONNECT_ERROR);
     assertThat(result.error()).isEqualTo("connect to 127.0.0.1:" + port + " refused");
-  }
-
-  @Test
-  void scrapeAll_unsupportedScheme_isIoError() {
-    ScrapeResult result = scrapeOne(CONFIG,
-        ScrapeTarget.of("ftp", URI.create("ftp://127.0.0.1/metrics")));
-
-    assertThat(result.outcome()).isEqualTo(Outcome.IO_ERROR);
-    assertThat(result.error()).isEqualTo("unsupported URL scheme 'ftp' (http and https only)");
   }
 
   @Test
@@ -240,7 +232,7 @@ class HttpScraperTest {
       TestHttpServer.send(exchange, 200, PROMETHEUS_TEXT, gzip(bytes(big)));
     });
 
-    ScrapeResult result = scrapeOne(CONFIG, ScrapeTarget.of("vllm", server.uri("/metrics")));
+    ScrapeResult result = scrapeOne(CONFIG, Endpoint.of("vllm", server.uri("/metrics")));
 
     assertThat(result.outcome()).isEqualTo(Outcome.SUCCESS);
     assertThat(result.length()).isEqualTo(big.length());
@@ -256,7 +248,7 @@ class HttpScraperTest {
       TestHttpServer.send(exchange, 200, PROMETHEUS_TEXT, gzip(payload));
     });
 
-    ScrapeResult result = scrapeOne(CONFIG, ScrapeTarget.of("tgi", server.uri("/metrics")));
+    ScrapeResult result = scrapeOne(CONFIG, Endpoint.of("tgi", server.uri("/metrics")));
 
     assertThat(result.outcome()).isEqualTo(Outcome.SUCCESS);
     assertThat(java.util.Arrays.copyOf(result.body(), result.length())).isEqualTo(payload);
@@ -272,7 +264,7 @@ class HttpScraperTest {
       TestHttpServer.send(exchange, 200, PROMETHEUS_TEXT, bomb);
     });
 
-    ScrapeResult result = scrapeOne(CONFIG, ScrapeTarget.of("bomb", server.uri("/metrics")));
+    ScrapeResult result = scrapeOne(CONFIG, Endpoint.of("bomb", server.uri("/metrics")));
 
     assertThat(result.outcome()).isEqualTo(Outcome.TOO_LARGE);
     assertThat(result.error()).isEqualTo("body exceeds 1 MiB limit after gzip decompression");
@@ -293,7 +285,7 @@ class HttpScraperTest {
       }
     }));
 
-    ScrapeResult result = scrapeOne(CONFIG, ScrapeTarget.of("flood", server.uri("/metrics")));
+    ScrapeResult result = scrapeOne(CONFIG, Endpoint.of("flood", server.uri("/metrics")));
 
     assertThat(result.outcome()).isEqualTo(Outcome.TOO_LARGE);
     assertThat(result.error()).isEqualTo("body exceeds 1 MiB limit");
@@ -313,7 +305,7 @@ class HttpScraperTest {
     ScrapeConfig slow = new ScrapeConfig(Duration.ofSeconds(10), 1 << 20, 64 << 10, 200_000, 64, 4);
     long start = System.nanoTime();
 
-    ScrapeResult result = scrapeOne(slow, ScrapeTarget.of("liar", server.uri("/metrics")));
+    ScrapeResult result = scrapeOne(slow, Endpoint.of("liar", server.uri("/metrics")));
 
     assertThat(result.outcome()).isEqualTo(Outcome.TOO_LARGE);
     assertThat(result.error()).isEqualTo("body exceeds 1 MiB limit (Content-Length 104857600)");
@@ -328,7 +320,7 @@ class HttpScraperTest {
       socket.getOutputStream().flush();
     }));
 
-    ScrapeResult result = scrapeOne(CONFIG, ScrapeTarget.of("cut", server.uri("/metrics")));
+    ScrapeResult result = scrapeOne(CONFIG, Endpoint.of("cut", server.uri("/metrics")));
 
     assertThat(result.outcome()).isEqualTo(Outcome.IO_ERROR);
     assertThat(result.error()).startsWith("connection to 127.0.0.1:" + server.port()
@@ -343,7 +335,7 @@ class HttpScraperTest {
       socket.getOutputStream().flush();
     }));
 
-    ScrapeResult result = scrapeOne(CONFIG, ScrapeTarget.of("ssh", server.uri("/metrics")));
+    ScrapeResult result = scrapeOne(CONFIG, Endpoint.of("ssh", server.uri("/metrics")));
 
     assertThat(result.outcome()).isEqualTo(Outcome.IO_ERROR);
     assertThat(result.error()).contains("127.0.0.1:" + server.port());
@@ -356,7 +348,7 @@ class HttpScraperTest {
       TestHttpServer.send(exchange, 200, PROMETHEUS_TEXT, bytes("\u000b\u0001\u0080abc"));
     });
 
-    ScrapeResult result = scrapeOne(CONFIG, ScrapeTarget.of("brotli", server.uri("/metrics")));
+    ScrapeResult result = scrapeOne(CONFIG, Endpoint.of("brotli", server.uri("/metrics")));
 
     assertThat(result.outcome()).isEqualTo(Outcome.IO_ERROR);
     assertThat(result.error())
@@ -375,7 +367,7 @@ class HttpScraperTest {
             TestHttpServer.send(exchange, 200, PROMETHEUS_TEXT, bytes(EXPOSITION));
           }
         });
-    ScrapeTarget target = new ScrapeTarget("redirected", server.uri("/metrics"),
+    Endpoint target = new Endpoint("redirected", server.uri("/metrics"),
         Map.of("X-Api-Key", "k"), null, TlsConfig.defaults());
 
     ScrapeResult result = scrapeOne(CONFIG, target);
@@ -393,7 +385,7 @@ class HttpScraperTest {
       TestHttpServer.send(exchange, 302, null, new byte[0]);
     });
 
-    ScrapeResult result = scrapeOne(CONFIG, ScrapeTarget.of("moved", server.uri("/metrics")));
+    ScrapeResult result = scrapeOne(CONFIG, Endpoint.of("moved", server.uri("/metrics")));
 
     assertThat(result.outcome()).isEqualTo(Outcome.REDIRECT_REJECTED);
     assertThat(result.error()).isEqualTo("redirect to other host evil.example rejected");
@@ -406,7 +398,7 @@ class HttpScraperTest {
       TestHttpServer.send(exchange, 301, null, new byte[0]);
     });
 
-    ScrapeResult result = scrapeOne(CONFIG, ScrapeTarget.of("loop", server.uri("/metrics")));
+    ScrapeResult result = scrapeOne(CONFIG, Endpoint.of("loop", server.uri("/metrics")));
 
     assertThat(result.outcome()).isEqualTo(Outcome.REDIRECT_REJECTED);
     assertThat(result.error()).isEqualTo("more than 3 redirects rejected");
@@ -418,7 +410,7 @@ class HttpScraperTest {
     TestHttpServer server = track(TestHttpServer.http()).handle("/metrics",
         exchange -> TestHttpServer.send(exchange, 302, null, new byte[0]));
 
-    ScrapeResult result = scrapeOne(CONFIG, ScrapeTarget.of("nowhere", server.uri("/metrics")));
+    ScrapeResult result = scrapeOne(CONFIG, Endpoint.of("nowhere", server.uri("/metrics")));
 
     assertThat(result.outcome()).isEqualTo(Outcome.HTTP_ERROR);
     assertThat(result.error()).isEqualTo(
@@ -431,11 +423,13 @@ class HttpScraperTest {
         .handle("/ok",
             exchange -> TestHttpServer.send(exchange, 200, PROMETHEUS_TEXT, bytes(EXPOSITION)))
         .handle("/missing", exchange -> TestHttpServer.send(exchange, 404, null, new byte[0]));
-    List<ScrapeTarget> targets = List.of(
-        ScrapeTarget.of("a", server.uri("/missing")),
-        ScrapeTarget.of("b", server.uri("/ok")),
-        ScrapeTarget.of("c", URI.create("ftp://127.0.0.1/x")),
-        ScrapeTarget.of("d", server.uri("/ok")));
+    List<Endpoint> targets = List.of(
+        Endpoint.of("a", server.uri("/missing")),
+        Endpoint.of("b", server.uri("/ok")),
+        // Fails before any request: its token file does not exist.
+        new Endpoint("c", server.uri("/ok"), Map.of(), "/nonexistent/gputop-token",
+            TlsConfig.defaults()),
+        Endpoint.of("d", server.uri("/ok")));
 
     List<ScrapeResult> results;
     try (HttpScraper scraper = scraper(CONFIG)) {
@@ -463,7 +457,7 @@ class HttpScraperTest {
     scraper.close(); // idempotent
 
     List<ScrapeResult> results =
-        scraper.scrapeAll(List.of(ScrapeTarget.of("a", server.uri("/metrics"))));
+        scraper.scrapeAll(List.of(Endpoint.of("a", server.uri("/metrics"))));
 
     assertThat(results).singleElement().satisfies(r -> {
       assertThat(r.outcome()).isEqualTo(Outcome.IO_ERROR);
@@ -484,7 +478,7 @@ class HttpScraperTest {
         socket.getOutputStream().flush();
       }
     }));
-    ScrapeTarget target = ScrapeTarget.of("kept", server.uri("/metrics"));
+    Endpoint target = Endpoint.of("kept", server.uri("/metrics"));
 
     try (HttpScraper scraper = scraper(CONFIG)) {
       for (int i = 0; i < 3; i++) {
@@ -501,8 +495,8 @@ class HttpScraperTest {
     String body = EXPOSITION.repeat(300);
     TestHttpServer server = track(TestHttpServer.http()).handle("/metrics",
         exchange -> TestHttpServer.send(exchange, 200, PROMETHEUS_TEXT, bytes(body)));
-    List<ScrapeTarget> targets = List.of(ScrapeTarget.of("a", server.uri("/metrics")),
-        ScrapeTarget.of("b", server.uri("/metrics?b")), ScrapeTarget.of("c", server.uri("/metrics?c")));
+    List<Endpoint> targets = List.of(Endpoint.of("a", server.uri("/metrics")),
+        Endpoint.of("b", server.uri("/metrics?b")), Endpoint.of("c", server.uri("/metrics?c")));
 
     try (HttpScraper scraper = scraper(CONFIG)) {
       List<java.lang.ref.WeakReference<byte[]>> bodies = new ArrayList<>();
@@ -523,7 +517,7 @@ class HttpScraperTest {
 
   /** Scrapes, checks the bodies arrived, and returns weak references to them only. */
   private static List<java.lang.ref.WeakReference<byte[]>> scrapeAndKeepOnlyTheBodies(
-      HttpScraper scraper, List<ScrapeTarget> targets, int length) {
+      HttpScraper scraper, List<Endpoint> targets, int length) {
     List<java.lang.ref.WeakReference<byte[]>> refs = new ArrayList<>();
     for (ScrapeResult result : scraper.scrapeAll(targets)) {
       assertThat(result.outcome()).isEqualTo(Outcome.SUCCESS);
@@ -544,7 +538,7 @@ class HttpScraperTest {
     return new HttpScraper(config, Clock.system(), OpenTelemetry.noop());
   }
 
-  static ScrapeResult scrapeOne(ScrapeConfig config, ScrapeTarget target) {
+  static ScrapeResult scrapeOne(ScrapeConfig config, Endpoint target) {
     try (HttpScraper scraper = scraper(config)) {
       List<ScrapeResult> results = scraper.scrapeAll(List.of(target));
       assertThat(results).hasSize(1);

@@ -1,5 +1,6 @@
 package dev.gputop.inference.scrape;
 
+import dev.gputop.config.Endpoint;
 import static dev.gputop.inference.scrape.HttpScraperTest.EXPOSITION;
 import static dev.gputop.inference.scrape.HttpScraperTest.PROMETHEUS_TEXT;
 import static dev.gputop.inference.scrape.HttpScraperTest.bytes;
@@ -92,7 +93,7 @@ class HttpScraperTlsTest {
     ScrapeConfig tight = new ScrapeConfig(Duration.ofSeconds(5), 1 << 20, 64 << 10, 200_000, 64, 4);
 
     try (HttpScraper scraper = scraper(tight)) {
-      ScrapeTarget http = ScrapeTarget.of("plain", plain.uri("/metrics"));
+      Endpoint http = Endpoint.of("plain", plain.uri("/metrics"));
       assertThat(scraper.scrapeAll(List.of(http)).get(0).outcome()).isEqualTo(Outcome.SUCCESS);
       assertThat(scraper.scrapeAll(List.of(http)).get(0).outcome()).isEqualTo(Outcome.SUCCESS);
       assertThat(scraper.defaultTlsInitialized()).isFalse();
@@ -180,7 +181,7 @@ class HttpScraperTlsTest {
           bytes("Invalid HTTP request received."));
       RawServer.awaitClientClose(socket);
     }));
-    ScrapeTarget target = ScrapeTarget.of("plain",
+    Endpoint target = Endpoint.of("plain",
         java.net.URI.create("https://127.0.0.1:" + plain.port() + "/metrics"));
 
     ScrapeResult result = scrapeOne(CONFIG, target);
@@ -192,7 +193,7 @@ class HttpScraperTlsTest {
   @Test
   void scrapeAll_missingCaFile_isATlsSetupErrorNamingTheFile() {
     String missing = dir.resolve("missing-ca.pem").toString();
-    ScrapeTarget target = new ScrapeTarget("x", java.net.URI.create("https://127.0.0.1:1/metrics"),
+    Endpoint target = new Endpoint("x", java.net.URI.create("https://127.0.0.1:1/metrics"),
         Map.of(), null, new TlsConfig(missing, null, null, false));
 
     ScrapeResult result = scrapeOne(CONFIG, target);
@@ -211,7 +212,7 @@ class HttpScraperTlsTest {
       TestHttpServer.send(exchange, 301, null, new byte[0]);
     });
     TlsConfig tls = new TlsConfig(pki("ca.pem"), null, null, false);
-    ScrapeTarget target = new ScrapeTarget("down", server.uri("/old"), Map.of(), null, tls);
+    Endpoint target = new Endpoint("down", server.uri("/old"), Map.of(), null, tls);
 
     ScrapeResult result = scrapeOne(CONFIG, target);
 
@@ -228,14 +229,14 @@ class HttpScraperTlsTest {
 
     try (HttpScraper scraper = scraper(CONFIG)) {
       List<ScrapeResult> results = scraper.scrapeAll(List.of(
-          new ScrapeTarget("a", server.uri("/metrics"), Map.of(), null, tls),
-          new ScrapeTarget("b", server.uri("/metrics"), Map.of("X-A", "1"), null, tls)));
+          new Endpoint("a", server.uri("/metrics"), Map.of(), null, tls),
+          new Endpoint("b", server.uri("/metrics"), Map.of("X-A", "1"), null, tls)));
       assertThat(results).extracting(ScrapeResult::outcome).containsOnly(Outcome.SUCCESS);
       assertThat(scraper.clientCount()).isEqualTo(2); // the default client and the CA's
 
       Files.setLastModifiedTime(ca, java.nio.file.attribute.FileTime.fromMillis(
           Files.getLastModifiedTime(ca).toMillis() + 60_000));
-      assertThat(scraper.scrapeAll(List.of(new ScrapeTarget("a", server.uri("/metrics"), Map.of(),
+      assertThat(scraper.scrapeAll(List.of(new Endpoint("a", server.uri("/metrics"), Map.of(),
           null, tls))).get(0).outcome()).isEqualTo(Outcome.SUCCESS);
       assertThat(scraper.clientCount()).isEqualTo(3);
     }
@@ -292,8 +293,8 @@ class HttpScraperTlsTest {
     }
   }
 
-  private static ScrapeTarget target(TestHttpServer server, TlsConfig tls) {
-    return new ScrapeTarget("secure", server.uri("/metrics"), Map.of(), null, tls);
+  private static Endpoint target(TestHttpServer server, TlsConfig tls) {
+    return new Endpoint("secure", server.uri("/metrics"), Map.of(), null, tls);
   }
 
   private <T extends AutoCloseable> T track(T resource) {

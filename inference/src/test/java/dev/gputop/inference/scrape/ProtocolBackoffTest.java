@@ -1,5 +1,6 @@
 package dev.gputop.inference.scrape;
 
+import dev.gputop.config.Endpoint;
 import static dev.gputop.inference.scrape.HttpScraperTest.CONFIG;
 import static dev.gputop.inference.scrape.HttpScraperTest.EXPOSITION;
 import static dev.gputop.inference.scrape.HttpScraperTest.bytes;
@@ -32,7 +33,7 @@ class ProtocolBackoffTest {
           }
         });
         HttpScraper scraper = new HttpScraper(CONFIG, clock, OpenTelemetry.noop())) {
-      List<ScrapeTarget> target = List.of(ScrapeTarget.of("ssh", server.uri("/metrics")));
+      List<Endpoint> target = List.of(Endpoint.of("ssh", server.uri("/metrics")));
 
       ScrapeResult first = scraper.scrapeAll(target).get(0);
       ScrapeResult paused = scraper.scrapeAll(target).get(0);

@@ -1,5 +1,6 @@
 package dev.gputop.inference.scrape;
 
+import dev.gputop.config.Endpoint;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.gputop.config.Clock;
@@ -36,8 +37,8 @@ class ScrapeFailureLogTest {
     @Override
     public void close() {}
   };
-  private final ScrapeTarget target =
-      ScrapeTarget.of("vllm", URI.create("http://u:pw@127.0.0.1:8000/metrics"));
+  private final Endpoint target =
+      Endpoint.of("vllm", URI.create("http://u:pw@127.0.0.1:8000/metrics"));
 
   @BeforeEach
   void attach() {

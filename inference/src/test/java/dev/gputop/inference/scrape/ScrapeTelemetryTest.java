@@ -1,5 +1,6 @@
 package dev.gputop.inference.scrape;
 
+import dev.gputop.config.Endpoint;
 import static dev.gputop.inference.scrape.HttpScraperTest.CONFIG;
 import static dev.gputop.inference.scrape.HttpScraperTest.EXPOSITION;
 import static dev.gputop.inference.scrape.HttpScraperTest.PROMETHEUS_TEXT;
@@ -62,8 +63,8 @@ class ScrapeTelemetryTest {
 
   @Test
   void scrapeAll_records_durationSizeAndCountByServerAndOutcome() {
-    scrape(ScrapeTarget.of("vllm", server.uri("/metrics")),
-        ScrapeTarget.of("sglang", server.uri("/missing")));
+    scrape(Endpoint.of("vllm", server.uri("/metrics")),
+        Endpoint.of("sglang", server.uri("/missing")));
 
     Collection<MetricData> metrics = metricReader.collectAllMetrics();
     Attributes vllmOk =
@@ -93,8 +94,8 @@ class ScrapeTelemetryTest {
 
   @Test
   void scrapeAll_traces_aCycleSpanWithAChildPerTarget() {
-    List<ScrapeResult> results = scrape(ScrapeTarget.of("vllm", server.uri("/metrics")),
-        ScrapeTarget.of("sglang", server.uri("/missing")));
+    List<ScrapeResult> results = scrape(Endpoint.of("vllm", server.uri("/metrics")),
+        Endpoint.of("sglang", server.uri("/missing")));
 
     List<SpanData> spans = spanExporter.getFinishedSpanItems();
     assertThat(spans).hasSize(3);
@@ -132,7 +133,7 @@ class ScrapeTelemetryTest {
 
   @Test
   void scrapeAll_gzip_spanShowsBytesOnTheWireAndMetricTheInflatedSize() {
-    scrape(ScrapeTarget.of("tgi", server.uri("/gzip")));
+    scrape(Endpoint.of("tgi", server.uri("/gzip")));
 
     SpanData span = span(spanExporter.getFinishedSpanItems(), "scrape tgi");
     long wire = span.getAttributes().get(ScrapeTelemetry.HTTP_RESPONSE_BODY_SIZE);
@@ -143,8 +144,9 @@ class ScrapeTelemetryTest {
 
   @Test
   void scrapeAll_targetThatNeverStarted_stillHasASpanAndACount() {
-    // An unsupported scheme fails before any request: still counted and traced.
-    scrape(ScrapeTarget.of("odd", URI.create("ftp://127.0.0.1/metrics")));
+    // A missing token file fails before any request: still counted and traced.
+    scrape(new Endpoint("odd", server.uri("/gzip"), java.util.Map.of(), "/nonexistent/gputop-token",
+        dev.gputop.config.TlsConfig.defaults()));
 
     assertThat(span(spanExporter.getFinishedSpanItems(), "scrape odd"))
         .hasAttribute(ScrapeTelemetry.OUTCOME, "io_error")
@@ -165,7 +167,7 @@ class ScrapeTelemetryTest {
         .isEqualTo("http://127.0.0.1:8000/metrics");
   }
 
-  private List<ScrapeResult> scrape(ScrapeTarget... targets) {
+  private List<ScrapeResult> scrape(Endpoint... targets) {
     try (HttpScraper scraper = new HttpScraper(CONFIG, Clock.system(), sdk)) {
       return scraper.scrapeAll(List.of(targets));
     }

@@ -1,0 +1,48 @@
+package dev.gputop.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.net.URI;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class EndpointTest {
+
+  @Test
+  void constructor_unsupportedScheme_isRejectedBeforeAnyScrape() {
+    // Formerly checked again by the scraper at each scrape: now no such endpoint exists.
+    assertThatThrownBy(() -> Endpoint.of("ftp", URI.create("ftp://127.0.0.1/metrics")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("must be an http or https URL, not 'ftp://127.0.0.1/metrics'");
+  }
+
+  @Test
+  void constructor_noHost_isRejected() {
+    assertThatThrownBy(() -> Endpoint.of("nohost", URI.create("http:/metrics")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("has no host: 'http:/metrics'");
+  }
+
+  @Test
+  void parseUrl_httpsWithUpperCaseScheme_isAccepted() {
+    assertThat(Endpoint.parseUrl(" HTTPS://gpu-1:8443/metrics "))
+        .isEqualTo(URI.create("HTTPS://gpu-1:8443/metrics"));
+  }
+
+  @Test
+  void parseUrl_notAUrl_saysSo() {
+    assertThatThrownBy(() -> Endpoint.parseUrl("http://a b/metrics"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("not a valid URL: ");
+  }
+
+  @Test
+  void toString_hidesHeaderValues() {
+    Endpoint e = new Endpoint("chat", URI.create("http://10.0.0.5:8000/metrics"),
+        Map.of("X-Token", "s3cret"), null, TlsConfig.defaults());
+
+    assertThat(e.toString()).contains("X-Token").doesNotContain("s3cret");
+    assertThat(e.slo()).isEqualTo(SloTargets.NONE);
+  }
+}
