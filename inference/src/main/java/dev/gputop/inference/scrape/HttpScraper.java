@@ -167,7 +167,9 @@ public final class HttpScraper implements Scraper {
     long deadline = System.nanoTime() + config.timeout().toNanos();
     Span cycle = telemetry.startCycle(targets.size());
     List<ScrapeCall> calls = new ArrayList<>(targets.size());
-    List<CompletableFuture<ScrapeCall.Completed>> reported = new ArrayList<>(targets.size());
+    // Per call, what must have run before scrapeAll returns: the telemetry, and for a started
+    // call its slot's release and the backoff's record (so the next cycle sees both).
+    List<CompletableFuture<?>> reported = new ArrayList<>(targets.size());
     boolean interrupted = false;
     for (Endpoint target : targets) {
       ScrapeCall call = new ScrapeCall(target, config, clock, deadline);
@@ -216,11 +218,13 @@ public final class HttpScraper implements Scraper {
         continue;
       }
       running.add(call);
-      call.completion().whenComplete((completed, error) -> {
+      CompletableFuture<?> released = call.completion().whenComplete((completed, error) -> {
         running.remove(call);
         slots.release();
         backoff.record(target, completed, clock.nanoTime());
       });
+      reported.set(reported.size() - 1,
+          CompletableFuture.allOf(reported.get(reported.size() - 1), released));
       warnIfInsecure(target);
       span.set(telemetry.startScrape(cycle, target));
       call.start(clients);
@@ -246,7 +250,8 @@ public final class HttpScraper implements Scraper {
       }
       ScrapeCall.Completed completed = call.completion().join();
       try {
-        reported.get(i).join(); // the telemetry, recorded by whichever thread completed it
+        // Run by whichever thread completed the call, maybe a moment after the caller woke.
+        reported.get(i).join();
       } catch (RuntimeException e) {
         logger.log(Level.FINE, "Recording a scrape's telemetry failed", e);
       }
