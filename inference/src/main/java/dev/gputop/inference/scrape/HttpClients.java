@@ -2,6 +2,12 @@ package dev.gputop.inference.scrape;
 
 import dev.gputop.config.TlsConfig;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -9,7 +15,10 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.eclipse.jetty.client.HttpClient;
@@ -59,6 +68,8 @@ final class HttpClients {
   /** A server not scraped for this long has its connection pool dropped (discovery churn). */
   static final Duration DESTINATION_IDLE_TIMEOUT = Duration.ofMinutes(5);
 
+  private static final Duration WARM_UP_TIMEOUT = Duration.ofSeconds(5);
+
   /** Threads: a selector per client and the workers; threads idle for 10 s end. */
   private static final int MAX_THREADS = MAX_CLIENTS + 1 + 3;
 
@@ -84,6 +95,7 @@ final class HttpClients {
   private HttpClient defaultClient;
   private boolean closed;
   private final Map<Key, HttpClient> clients = new LinkedHashMap<>(MAX_CLIENTS * 2, 0.75f, true);
+  private final CompletableFuture<Void> ready = new CompletableFuture<>();
 
   HttpClients(Duration connectTimeout) {
     this.connectTimeout = connectTimeout;
@@ -101,6 +113,77 @@ final class HttpClients {
       scheduler.start();
     } catch (Exception e) {
       throw new IllegalStateException("cannot start the scraper's HTTP threads: " + e, e);
+    }
+  }
+
+  /**
+   * Starts the default client and runs one exchange through it on a thread of its own, so that
+   * the first scrape does not pay for loading the client's classes: on a cold JVM on a busy
+   * node that is most of a second, enough to time out the first cycle's scrapes. {@link
+   * #awaitReady} waits for it.
+   */
+  void startInBackground() {
+    Thread thread = new Thread(() -> {
+      try {
+        warmUp(get(TlsConfig.defaults()));
+      } catch (ScrapeFailure | RuntimeException e) {
+        logger.log(Level.FINE, "Could not prepare the default HTTP client; will retry per scrape", e);
+      } finally {
+        ready.complete(null);
+      }
+    }, "gputop-scrape-warmup");
+    thread.setDaemon(true);
+    thread.start();
+  }
+
+  /** Waits (at most a few seconds) for {@link #startInBackground} to finish. */
+  void awaitReady() {
+    try {
+      ready.get(WARM_UP_TIMEOUT.toMillis() * 2, TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException | TimeoutException e) {
+      // Scrapes go ahead; the first ones may be slower.
+    }
+  }
+
+  /**
+   * One GET through {@code client} to a loopback socket opened for it, answered here with a
+   * tiny response and closed: the connect, request, parse and completion paths the scrapes use.
+   * The socket accepts one connection and lives a few milliseconds (at most the timeout).
+   */
+  private static void warmUp(HttpClient client) {
+    try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      server.setSoTimeout((int) WARM_UP_TIMEOUT.toMillis());
+      CompletableFuture<Boolean> done = new CompletableFuture<>();
+      client.newRequest("http://127.0.0.1:" + server.getLocalPort() + "/")
+          .timeout(WARM_UP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+          .onResponseContent((response, content) -> content.position(content.limit()))
+          .send(result -> done.complete(result.isSucceeded()));
+      try (Socket socket = server.accept()) {
+        socket.setSoTimeout((int) WARM_UP_TIMEOUT.toMillis());
+        skipRequestHead(socket.getInputStream());
+        OutputStream out = socket.getOutputStream();
+        out.write("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok"
+            .getBytes(StandardCharsets.US_ASCII));
+        out.flush();
+        done.get(WARM_UP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+      }
+    } catch (IOException | ExecutionException | TimeoutException e) {
+      logger.log(Level.FINE, "The HTTP client's warm-up exchange failed", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private static void skipRequestHead(InputStream in) throws IOException {
+    int matched = 0;
+    for (int n = 0; matched < 4 && n < MAX_REQUEST_HEADER_BYTES; n++) {
+      int b = in.read();
+      if (b < 0) {
+        return;
+      }
+      matched = b == (matched % 2 == 0 ? '\r' : '\n') ? matched + 1 : (b == '\r' ? 1 : 0);
     }
   }
 

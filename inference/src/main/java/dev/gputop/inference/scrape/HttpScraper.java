@@ -3,7 +3,6 @@ package dev.gputop.inference.scrape;
 import dev.gputop.config.Endpoint;
 import dev.gputop.config.Clock;
 import dev.gputop.config.ScrapeConfig;
-import dev.gputop.config.TlsConfig;
 import dev.gputop.inference.scrape.ScrapeResult.Outcome;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.trace.Span;
@@ -101,14 +100,12 @@ public final class HttpScraper implements Scraper {
     // than as a server that did not answer.
     this.clients = new HttpClients(connectTimeout(config.timeout()));
     this.slots = new Semaphore(config.concurrency());
-    // The default client is what nearly every target uses. Starting it loads the HTTP client's
-    // classes, a fraction of a second on a cold JVM: do it now rather than inside the first
-    // scrape's deadline. (JSSE is left for the first https target; see prepareTls.)
-    try {
-      clients.get(TlsConfig.defaults());
-    } catch (ScrapeFailure | RuntimeException e) {
-      logger.log(Level.FINE, "Could not prepare the default HTTP client; will retry per scrape", e);
-    }
+    // The default client is what nearly every target uses. Starting it and its first exchange
+    // load the HTTP client's classes, most of a second on a cold JVM on a busy node: done on a
+    // thread of its own now, overlapping the rest of the start, rather than inside the first
+    // cycle's deadline, which waits for it. (JSSE is left for the first https target; see
+    // prepareTls.)
+    clients.startInBackground();
   }
 
   /**
@@ -163,6 +160,7 @@ public final class HttpScraper implements Scraper {
   }
 
   private List<ScrapeResult> scrape(List<Endpoint> targets) {
+    clients.awaitReady();
     prepareTls(targets);
     long deadline = System.nanoTime() + config.timeout().toNanos();
     Span cycle = telemetry.startCycle(targets.size());
