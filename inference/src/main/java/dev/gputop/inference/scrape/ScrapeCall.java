@@ -436,6 +436,7 @@ final class ScrapeCall {
         new Completed(result, statusCode, bytes, protocolViolation));
     if (won) {
       // Nothing of the exchange stays reachable from the call: only the result.
+      request = null;
       exchange = null;
       client = null;
       token = null;
