@@ -15,6 +15,7 @@ import dev.gputop.inference.engine.Engine;
 import dev.gputop.inference.engine.EngineMapper;
 import dev.gputop.inference.engine.ServerScrape;
 import dev.gputop.inference.export.DiscoverySection;
+import dev.gputop.inference.export.ExportCache;
 import dev.gputop.inference.export.InferenceMetrics;
 import dev.gputop.inference.export.InferenceSnapshot;
 import dev.gputop.inference.export.SnapshotBuilder;
@@ -22,6 +23,7 @@ import dev.gputop.inference.parse.Exposition;
 import dev.gputop.inference.parse.ExpositionFormatException;
 import dev.gputop.inference.parse.ExpositionParser;
 import dev.gputop.inference.parse.ParserLimits;
+import dev.gputop.inference.parse.ParserTables;
 import dev.gputop.inference.scrape.ScrapeResult;
 import dev.gputop.inference.scrape.Scraper;
 import dev.gputop.inference.stats.ServerStats;
@@ -72,6 +74,8 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
   /** Unexpected errors of a cycle's stages (bugs): logged with a trace, throttled per stage. */
   private final FailureLog failures;
   private final int maxScrapes;
+  /** The servers' attribute sets, kept from one refresh to the next (refresh thread only). */
+  private final ExportCache exportCache = new ExportCache();
   private final EngineMapper mapper;
   private final Map<String, ServerState> states = new LinkedHashMap<>();
   private final AtomicReference<InferenceSnapshot> snapshot =
@@ -181,7 +185,7 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
     Map<Endpoint, ScrapeResult> results = scrape(targets);
 
     Set<String> live = new HashSet<>();
-    SnapshotBuilder out = new SnapshotBuilder();
+    SnapshotBuilder out = new SnapshotBuilder(exportCache);
     for (Target t : targets) {
       live.add(t.key());
       ServerState st = states.computeIfAbsent(t.key(), k -> newState(t));
@@ -303,14 +307,17 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
         + (n.getRawQuery() == null ? "" : "?" + n.getRawQuery());
   }
 
+  /** What all servers' parsers share (strings, labels, keys); they parse on the refresh thread. */
+  private final ParserTables parserTables = new ParserTables();
+
   private ServerState newState(Target t) {
     ScrapeConfig s = config.scrape();
     ParserLimits limits = new ParserLimits(s.maxLineLength(), s.maxSeries(), s.maxLabels());
     if (logger.isLoggable(Level.INFO)) {
       logger.info("inference server " + t.name() + " (" + t.source() + ") at " + t.url());
     }
-    return new ServerState(t.name(), CONFIGURED.equals(t.source()), new ExpositionParser(limits),
-        new ServerWindow(config.window(), maxScrapes));
+    return new ServerState(t.name(), CONFIGURED.equals(t.source()),
+        new ExpositionParser(limits, parserTables), new ServerWindow(config.window(), maxScrapes));
   }
 
   @Override

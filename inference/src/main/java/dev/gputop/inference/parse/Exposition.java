@@ -10,7 +10,7 @@ import java.util.List;
 public record Exposition(List<MetricFamily> families) {
 
   public Exposition {
-    families = List.copyOf(families);
+    families = FrozenList.frozen(families);
   }
 
   /** The family with this exact name, or null. */

@@ -76,7 +76,7 @@ public final class ExpositionParser {
   private static final byte BOUND_LE = 1;
   private static final byte BOUND_QUANTILE = 2;
 
-  private static final double[] NO_DOUBLES = new double[0];
+  static final double[] NO_DOUBLES = new double[0];
 
   /** Bit 0: may start a metric name; bit 1: may continue one; bit 2: may continue a label name. */
   private static final byte[] CHAR_CLASS = new byte[256];
@@ -109,9 +109,9 @@ public final class ExpositionParser {
   private int cacheSize;
   private long cacheBytes;
   private final long hashSeed = ThreadLocalRandom.current().nextLong();
-  private final StringTable strings = new StringTable(hashSeed);
-  /** Interned group label sets ({@link Entry#group}), emptied with the cache. */
-  private final HashMap<Labels, Labels> groupLabels = new HashMap<>();
+  /** Strings, label sets, key bytes and scratch space, maybe shared with other parsers. */
+  private final ParserTables tables;
+  private final StringTable strings;
   /** Sentinel whose {@code next} is the first entry of the previous parse. */
   private final Entry head = new Entry(new byte[0], 0, KIND_COMMENT, null, null, null, null);
 
@@ -122,28 +122,47 @@ public final class ExpositionParser {
   private int sampleCount;
   private boolean openMetrics;
   private boolean sawIntegerTimestamp;
+  /** The value {@link #plainValue} read. */
+  private double plain;
   private Entry prev;
   private FamilyBuilder current;
   private String lastSampleName;
   private FamilyBuilder lastFamily;
-  private final HashMap<String, FamilyBuilder> byName = new HashMap<>();
-  private final ArrayList<FamilyBuilder> order = new ArrayList<>();
-  private final ArrayList<FamilyBuilder> pool = new ArrayList<>();
-  private final ArrayList<MetricFamily> built = new ArrayList<>();
+  private final HashMap<String, FamilyBuilder> byName;
+  private final ArrayList<FamilyBuilder> order;
+  private final ArrayList<FamilyBuilder> pool;
 
-  /** A parser that enforces these limits. */
+  /** A parser that enforces these limits, with tables of its own. */
   public ExpositionParser(ParserLimits limits) {
-    this(limits, DEFAULT_MAX_CACHE_ENTRIES, DEFAULT_MAX_CACHE_BYTES);
+    this(limits, new ParserTables());
   }
 
-  /** A parser with a smaller or larger cache, for tests. */
+  /**
+   * A parser that enforces these limits and shares {@code tables} with the other parsers of its
+   * receiver: they must parse one at a time (see {@link ParserTables}).
+   */
+  public ExpositionParser(ParserLimits limits, ParserTables tables) {
+    this(limits, tables, DEFAULT_MAX_CACHE_ENTRIES, DEFAULT_MAX_CACHE_BYTES);
+  }
+
+  /** A parser with a smaller or larger cache and tables of its own as small, for tests. */
   ExpositionParser(ParserLimits limits, int maxCacheEntries, long maxCacheBytes) {
+    this(limits, new ParserTables(maxCacheEntries, maxCacheBytes), maxCacheEntries, maxCacheBytes);
+  }
+
+  private ExpositionParser(
+      ParserLimits limits, ParserTables tables, int maxCacheEntries, long maxCacheBytes) {
     this.limits = Objects.requireNonNull(limits, "limits");
+    this.tables = Objects.requireNonNull(tables, "tables");
     if (maxCacheEntries <= 0 || maxCacheBytes <= 0) {
       throw new IllegalArgumentException("cache bounds must be positive");
     }
     this.maxCacheEntries = maxCacheEntries;
     this.maxCacheBytes = maxCacheBytes;
+    this.strings = tables.strings;
+    this.byName = tables.byName;
+    this.order = tables.order;
+    this.pool = tables.pool;
   }
 
   /** Parses a whole exposition given as text; see {@link #parse(byte[], int, int)}. */
@@ -163,9 +182,7 @@ public final class ExpositionParser {
    */
   public Exposition parse(byte[] body, int offset, int length) throws ExpositionFormatException {
     Objects.checkFromIndexSize(offset, length, body.length);
-    if (stringsFull()) {
-      clearCache();
-    }
+    tables.acquire();
     try {
       return parseRange(body, offset, offset + length, endsWithEof(body, offset, offset + length));
     } catch (RuntimeException e) {
@@ -176,7 +193,9 @@ public final class ExpositionParser {
       f.initCause(e);
       throw f;
     } finally {
+      // Also lets go of the body: a parser keeps nothing of it between parses.
       reset();
+      tables.release();
     }
   }
 
@@ -421,15 +440,20 @@ public final class ExpositionParser {
     }
     i = skipBlanks(i, end);
     int valueStart = i;
-    i = tokenEnd(i);
-    if (i == valueStart) {
-      throw error("missing value for '" + e.name + "'");
-    }
     double value;
-    try {
-      value = FastDoubleParser.parse(b, valueStart, i);
-    } catch (NumberFormatException ex) {
-      throw error("bad number " + quote(valueStart, i) + " for '" + e.name + "'");
+    i = plainValue(valueStart);
+    if (i >= 0) {
+      value = plain;
+    } else {
+      i = tokenEnd(valueStart);
+      if (i == valueStart) {
+        throw error("missing value for '" + e.name + "'");
+      }
+      try {
+        value = FastDoubleParser.parse(b, valueStart, i);
+      } catch (NumberFormatException ex) {
+        throw error("bad number " + quote(valueStart, i) + " for '" + e.name + "'");
+      }
     }
     i = skipBlanks(i, end);
     long timestamp = Sample.NO_TIMESTAMP;
@@ -445,11 +469,56 @@ public final class ExpositionParser {
     int next = endOfLine(i);
     checkLineLength(lineStart, i);
 
-    FamilyBuilder f = familyOf(e.name);
-    f.samples.add(new Sample(e.name, e.labels, value, timestamp));
-    f.entries.add(e);
+    familyOf(e).add(e, value, timestamp);
     return next;
   }
+
+  /**
+   * Reads the common value {@code digits[.digits]} of at most 15 digits, followed by a blank, a
+   * line end or the end of the body, in one pass: its value in {@link #plain}, the index after
+   * it returned. Any other text returns -1 for {@link FastDoubleParser} to read (exponents,
+   * signs, specials, long mantissas) or reject. The result is the same as FastDoubleParser's:
+   * below 2^53 the digits are exact in a double, and so is 10^k for k up to 15, so one division
+   * rounds correctly (Clinger's fast path).
+   */
+  private int plainValue(int s) {
+    int i = s;
+    long m = 0;
+    int d;
+    while (i < end && (d = b[i] - '0') >= 0 && d <= 9) {
+      m = m * 10 + d;
+      i++;
+    }
+    int digits = i - s;
+    if (digits == 0) {
+      return -1;
+    }
+    int fraction = 0;
+    if (i < end && b[i] == '.') {
+      int f = ++i;
+      while (i < end && (d = b[i] - '0') >= 0 && d <= 9) {
+        m = m * 10 + d;
+        i++;
+      }
+      fraction = i - f;
+      digits += fraction;
+    }
+    if (digits > 15) {
+      return -1;
+    }
+    if (i < end) {
+      byte c = b[i];
+      if (c != ' ' && c != '\n' && c != '\r' && c != '\t') {
+        return -1;
+      }
+    }
+    plain = fraction == 0 ? (double) m : m / POW10[fraction];
+    return i;
+  }
+
+  private static final double[] POW10 = {
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15
+  };
 
   /** After a bare metric name that matched a cached key: is the name complete, with no labels? */
   private boolean endsBareName(int q) {
@@ -583,7 +652,7 @@ public final class ExpositionParser {
     Labels labels =
         n == 0
             ? Labels.EMPTY
-            : Labels.fromArrays(Arrays.copyOf(names, n), Arrays.copyOf(values, n));
+            : tables.labels(Labels.fromArrays(Arrays.copyOf(names, n), Arrays.copyOf(values, n)));
     Entry entry = newEntry(s, e, hash, KIND_SERIES, name, labels, null, null);
     entry.hasLabels = true;
     return seriesEntry(entry);
@@ -603,6 +672,10 @@ public final class ExpositionParser {
       }
     }
     entry.suffix = suffix;
+    if (suffix != SUFFIX_NONE) {
+      // The key starts with the name, which has no escapes: its bytes less the suffix's.
+      entry.text = strings.get(entry.key, 0, name.length() - SUFFIXES[suffix - 1].length());
+    }
     Labels labels = entry.labels;
     Labels group = labels;
     String le = suffix == SUFFIX_BUCKET ? labels.get("le") : null;
@@ -625,8 +698,7 @@ public final class ExpositionParser {
         group = labels.without("quantile");
       }
     }
-    Labels interned = groupLabels.putIfAbsent(group, group);
-    entry.group = interned == null ? group : interned;
+    entry.group = tables.labels(group);
     return entry;
   }
 
@@ -727,14 +799,15 @@ public final class ExpositionParser {
   // ---------------------------------------------------------------- families
 
   /** The family a sample named {@code name} belongs to, created when there is none. */
-  private FamilyBuilder familyOf(String name) throws ExpositionFormatException {
+  private FamilyBuilder familyOf(Entry e) throws ExpositionFormatException {
+    String name = e.name;
     if (name == lastSampleName) {
       return lastFamily;
     }
     FamilyBuilder f = current;
-    if (f == null || !fits(f, name)) {
+    if (f == null || !fits(f, e)) {
       f = byName.get(name);
-      if (f != null && !fitsSuffix(f.type, f.typeDeclared, "")) {
+      if (f != null && !fitsSuffix(f.type, "")) {
         throw error("sample '" + name + "' has no suffix, which a " + typeName(f.type) + " needs");
       }
       if (f == null) {
@@ -758,12 +831,27 @@ public final class ExpositionParser {
     for (String suffix : SUFFIXES) {
       if (name.endsWith(suffix)) {
         FamilyBuilder f = byName.get(name.substring(0, name.length() - suffix.length()));
-        if (f != null && fitsSuffix(f.type, f.typeDeclared, suffix)) {
+        if (f != null && fitsSuffix(f.type, suffix)) {
           return f;
         }
       }
     }
     return null;
+  }
+
+  /**
+   * {@link #fits(FamilyBuilder, String)}, first by identity: family and sample names come from
+   * one string table, so a sample of the family usually has the family's name as its {@link
+   * Entry#text} (or its name), and its suffix is known.
+   */
+  private static boolean fits(FamilyBuilder f, Entry e) {
+    if (f.name == e.text) {
+      return fitsSuffix(f.type, SUFFIXES[e.suffix - 1]);
+    }
+    if (f.name == e.name) {
+      return fitsSuffix(f.type, "");
+    }
+    return fits(f, e.name);
   }
 
   private static boolean fits(FamilyBuilder f, String name) {
@@ -773,17 +861,17 @@ public final class ExpositionParser {
     }
     int n = base.length();
     if (name.length() == n) {
-      return fitsSuffix(f.type, f.typeDeclared, "");
+      return fitsSuffix(f.type, "");
     }
     for (String suffix : SUFFIXES) {
       if (name.length() == n + suffix.length() && name.startsWith(suffix, n)) {
-        return fitsSuffix(f.type, f.typeDeclared, suffix);
+        return fitsSuffix(f.type, suffix);
       }
     }
     return false;
   }
 
-  private static boolean fitsSuffix(MetricType type, boolean declared, String suffix) {
+  private static boolean fitsSuffix(MetricType type, String suffix) {
     switch (type) {
       case COUNTER:
         return suffix.isEmpty() || suffix.equals("_total") || suffix.equals("_created");
@@ -837,10 +925,12 @@ public final class ExpositionParser {
   }
 
   private Exposition build() {
-    for (FamilyBuilder f : order) {
+    MetricFamily[] built = new MetricFamily[order.size()];
+    for (int k = 0, n = order.size(); k < n; k++) {
+      FamilyBuilder f = order.get(k);
       List<Histogram> histograms = List.of();
       List<Summary> summaries = List.of();
-      if (!f.samples.isEmpty()) {
+      if (f.size > 0) {
         switch (f.type) {
           case HISTOGRAM:
           case GAUGE_HISTOGRAM:
@@ -858,39 +948,39 @@ public final class ExpositionParser {
             break;
         }
       }
-      built.add(new MetricFamily(f.name, f.type, f.help, f.unit, f.samples, histograms, summaries));
+      built[k] = new MetricFamily(f.name, f.type, f.help, f.unit, f.samplesList(), histograms, summaries);
     }
-    return new Exposition(built);
+    return new Exposition(FrozenList.wrap(built));
   }
 
   /** Groups a histogram family's samples into one {@link Histogram} per label set. */
-  private static List<Histogram> histograms(FamilyBuilder f, boolean gauge) {
-    ArrayList<Entry> entries = f.entries;
-    ArrayList<Sample> samples = f.samples;
-    for (int i = 0, n = entries.size(); i < n; i++) {
-      Entry e = entries.get(i);
-      double v = samples.get(i).value();
+  private List<Histogram> histograms(FamilyBuilder f, boolean gauge) {
+    Entry[] entries = f.entries;
+    double[] values = f.values;
+    for (int i = 0, n = f.size; i < n; i++) {
+      Entry e = entries[i];
+      double v = values[i];
       switch (e.suffix) {
         case SUFFIX_BUCKET:
           // PromQL skips a bucket without le or whose le does not parse (BadBucketLabel).
           if (e.boundLabel == BOUND_LE && !Double.isNaN(e.bound)) {
-            f.group(e.group).add(e.bound, v);
+            f.group(e.group, e).add(e.bound, v);
           }
           break;
         case SUFFIX_SUM:
         case SUFFIX_GSUM:
           if ((e.suffix == SUFFIX_GSUM) == gauge) {
-            f.group(e.group).sum = v;
+            f.group(e.group, e).sum = v;
           }
           break;
         case SUFFIX_COUNT:
         case SUFFIX_GCOUNT:
           if ((e.suffix == SUFFIX_GCOUNT) == gauge) {
-            f.group(e.group).count = v;
+            f.group(e.group, e).count = v;
           }
           break;
         case SUFFIX_CREATED:
-          f.group(e.group).created = v;
+          f.group(e.group, e).created = v;
           break;
         default:
           break;
@@ -930,8 +1020,8 @@ public final class ExpositionParser {
   }
 
   private static boolean hasBucketBounds(FamilyBuilder f) {
-    for (Entry e : f.entries) {
-      if (e.boundLabel == BOUND_LE) {
+    for (int i = 0; i < f.size; i++) {
+      if (f.entries[i].boundLabel == BOUND_LE) {
         return true;
       }
     }
@@ -943,30 +1033,30 @@ public final class ExpositionParser {
    * {@code _sum} and {@code _count} of the undeclared {@code x_sum} and {@code x_count}.
    */
   private List<Histogram> fragment(FamilyBuilder f) {
-    ArrayList<Entry> entries = f.entries;
-    for (int i = 0, n = entries.size(); i < n; i++) {
-      Entry e = entries.get(i);
+    Entry[] entries = f.entries;
+    for (int i = 0, n = f.size; i < n; i++) {
+      Entry e = entries[i];
       if (e.boundLabel == BOUND_LE && !Double.isNaN(e.bound)) {
-        f.group(e.group).add(e.bound, f.samples.get(i).value());
+        f.group(e.group, e).add(e.bound, f.values[i]);
       }
     }
     String base = f.name.substring(0, f.name.length() - "_bucket".length());
     FamilyBuilder sums = byName.get(base + "_sum");
     if (sums != null && sums.type == MetricType.UNTYPED) {
-      for (int i = 0; i < sums.entries.size(); i++) {
-        f.group(sums.entries.get(i).group).sum = sums.samples.get(i).value();
+      for (int i = 0; i < sums.size; i++) {
+        f.group(sums.entries[i].group, sums.entries[i]).sum = sums.values[i];
       }
     }
     FamilyBuilder counts = byName.get(base + "_count");
     if (counts != null && counts.type == MetricType.UNTYPED) {
-      for (int i = 0; i < counts.entries.size(); i++) {
-        f.group(counts.entries.get(i).group).count = counts.samples.get(i).value();
+      for (int i = 0; i < counts.size; i++) {
+        f.group(counts.entries[i].group, counts.entries[i]).count = counts.values[i];
       }
     }
     return emitHistograms(f);
   }
 
-  private static List<Histogram> emitHistograms(FamilyBuilder f) {
+  private List<Histogram> emitHistograms(FamilyBuilder f) {
     if (f.groupCount == 0) {
       return List.of();
     }
@@ -974,27 +1064,28 @@ public final class ExpositionParser {
     for (int i = 0; i < f.groupCount; i++) {
       GroupBuilder g = f.groups.get(i);
       g.sort();
-      out[i] = new Histogram(g.labels, g.boundsCopy(), g.valuesCopy(), g.sum, g.count, g.created);
+      out[i] = new Histogram(g.labels, g.boundsCopy(tables), g.valuesCopy(), g.sum, g.count, g.created);
     }
     return listOf(out);
   }
 
   /** Groups a summary family's samples into one {@link Summary} per label set. */
-  private static List<Summary> summaries(FamilyBuilder f) {
-    ArrayList<Entry> entries = f.entries;
-    for (int i = 0, n = entries.size(); i < n; i++) {
-      Entry e = entries.get(i);
-      double v = f.samples.get(i).value();
+  private List<Summary> summaries(FamilyBuilder f) {
+    Entry[] entries = f.entries;
+    double[] values = f.values;
+    for (int i = 0, n = f.size; i < n; i++) {
+      Entry e = entries[i];
+      double v = values[i];
       if (e.name.length() == f.name.length()) {
         if (e.boundLabel == BOUND_QUANTILE && !Double.isNaN(e.bound)) {
-          f.group(e.group).add(e.bound, v);
+          f.group(e.group, e).add(e.bound, v);
         }
       } else if (e.suffix == SUFFIX_SUM) {
-        f.group(e.group).sum = v;
+        f.group(e.group, e).sum = v;
       } else if (e.suffix == SUFFIX_COUNT) {
-        f.group(e.group).count = v;
+        f.group(e.group, e).count = v;
       } else if (e.suffix == SUFFIX_CREATED) {
-        f.group(e.group).created = v;
+        f.group(e.group, e).created = v;
       }
     }
     if (f.groupCount == 0) {
@@ -1004,7 +1095,7 @@ public final class ExpositionParser {
     for (int i = 0; i < f.groupCount; i++) {
       GroupBuilder g = f.groups.get(i);
       g.sort();
-      out[i] = new Summary(g.labels, g.boundsCopy(), g.valuesCopy(), g.sum, g.count, g.created);
+      out[i] = new Summary(g.labels, g.boundsCopy(tables), g.valuesCopy(), g.sum, g.count, g.created);
     }
     return listOf(out);
   }
@@ -1015,7 +1106,6 @@ public final class ExpositionParser {
     }
     order.clear();
     byName.clear();
-    built.clear();
     b = null;
     line = 0;
     sampleCount = 0;
@@ -1053,11 +1143,11 @@ public final class ExpositionParser {
 
   private Entry newEntry(
       int s, int e, int hash, byte kind, String name, Labels labels, String text, MetricType type) {
-    return new Entry(Arrays.copyOfRange(b, s, e), hash, kind, name, labels, text, type);
+    return new Entry(tables.keys.get(b, s, e), hash, kind, name, labels, text, type);
   }
 
   private void insert(Entry e) {
-    if (cacheSize >= maxCacheEntries || cacheBytes + e.key.length > maxCacheBytes || stringsFull()) {
+    if (cacheSize >= maxCacheEntries || cacheBytes + e.key.length > maxCacheBytes) {
       clearCache();
     }
     if (cacheSize >= table.length * 3 / 4) {
@@ -1085,21 +1175,13 @@ public final class ExpositionParser {
     table = t;
   }
 
-  /**
-   * Strings are interned before their line is known to be valid, so a server whose scrapes keep
-   * failing could fill the string table without adding entries: it has its own bounds.
-   */
-  private boolean stringsFull() {
-    return strings.size() >= 4 * maxCacheEntries || strings.bytes() > maxCacheBytes;
-  }
-
   private void clearCache() {
     // Back to the initial size: a burst of series should not pin a large table for good.
     table = new Entry[INITIAL_TABLE_SIZE];
     cacheSize = 0;
     cacheBytes = 0;
-    strings.clear();
-    groupLabels.clear();
+    // The tables are bounded on their own: strings are interned before their line is known to be
+    // valid, so a server whose scrapes keep failing could fill them without adding entries.
     // Drop the chain of predictions too, so the old generation can be collected.
     head.next = null;
     prev = head;
@@ -1113,6 +1195,11 @@ public final class ExpositionParser {
   /** Number of interned strings, for tests. */
   int stringCount() {
     return strings.size();
+  }
+
+  /** The tables this parser uses, for tests. */
+  ParserTables tables() {
+    return tables;
   }
 
   // ---------------------------------------------------------------- helpers
@@ -1247,13 +1334,18 @@ public final class ExpositionParser {
    * line, with what they parse to. {@code next} remembers which entry followed this one in the
    * last parse, which is usually what follows it in the next one.
    */
-  private static final class Entry {
+  static final class Entry {
     final byte[] key;
     final int hash;
     final byte kind;
     final String name;
     final Labels labels;
-    final String text;
+    /**
+     * For a HELP or UNIT line: its text. For a series with a suffix: its name without it, from
+     * the string table, to find its family by identity (one field for both keeps an entry at 64
+     * bytes).
+     */
+    String text;
     final MetricType type;
     boolean hasLabels;
     /** For a series: the suffix its name ends with ({@code SUFFIX_*}). */
@@ -1268,6 +1360,8 @@ public final class ExpositionParser {
      * _count}.
      */
     Labels group;
+    /** For the first sample of a histogram or summary series: its bounds in the last parse. */
+    double[] lastBounds;
     Entry next;
     Entry chain;
 
@@ -1283,15 +1377,21 @@ public final class ExpositionParser {
   }
 
   /** A family being assembled; reused from parse to parse. */
-  private static final class FamilyBuilder {
+  static final class FamilyBuilder {
     String name;
     MetricType type;
     boolean typeDeclared;
     String help;
     String unit;
-    final ArrayList<Sample> samples = new ArrayList<>();
-    /** The cache entry of each sample, in the order of {@link #samples}. */
-    final ArrayList<Entry> entries = new ArrayList<>();
+    /**
+     * The samples of this parse, the first {@link #size}: the cache entry (name and labels), the
+     * value and the timestamp of each. The {@link Sample}s are made when the family is built, so
+     * that these long-lived arrays never point to young objects.
+     */
+    Entry[] entries = new Entry[8];
+    double[] values = new double[8];
+    long[] timestamps = new long[8];
+    int size;
     /** Histogram or summary series being grouped, reused; the first {@link #groupCount} are live. */
     final ArrayList<GroupBuilder> groups = new ArrayList<>();
     int groupCount;
@@ -1301,15 +1401,44 @@ public final class ExpositionParser {
 
     static final int LINEAR_GROUPS = 8;
 
+    void add(Entry entry, double value, long timestamp) {
+      int n = size;
+      if (n == entries.length) {
+        entries = Arrays.copyOf(entries, n * 2);
+        values = Arrays.copyOf(values, n * 2);
+        timestamps = Arrays.copyOf(timestamps, n * 2);
+      }
+      entries[n] = entry;
+      values[n] = value;
+      timestamps[n] = timestamp;
+      size = n + 1;
+    }
+
+    /** The samples as an immutable list of their own. */
+    List<Sample> samplesList() {
+      int n = size;
+      if (n == 0) {
+        return List.of();
+      }
+      Sample[] out = new Sample[n];
+      for (int i = 0; i < n; i++) {
+        Entry e = entries[i];
+        out[i] = new Sample(e.name, e.labels, values[i], timestamps[i]);
+      }
+      return n == 1 ? List.of(out[0]) : FrozenList.wrap(out);
+    }
+
     void clear() {
-      samples.clear();
-      entries.clear();
+      // Let go of the entries of a cache since emptied.
+      Arrays.fill(entries, 0, size, null);
+      size = 0;
       groupCount = 0;
       lastGroup = null;
       groupIndex = null;
     }
 
-    GroupBuilder group(Labels labels) {
+    /** The series of {@code labels}, started by {@code owner} when new. */
+    GroupBuilder group(Labels labels, Entry owner) {
       GroupBuilder g = lastGroup;
       if (g != null && g.labels.equals(labels)) {
         return g;
@@ -1334,7 +1463,7 @@ public final class ExpositionParser {
           groups.add(g);
         }
         groupCount++;
-        g.start(labels);
+        g.start(labels, owner);
         if (groupIndex != null) {
           groupIndex.put(labels, g);
         } else if (groupCount > LINEAR_GROUPS) {
@@ -1350,7 +1479,7 @@ public final class ExpositionParser {
   }
 
   /** One histogram or summary series being assembled; reused from parse to parse. */
-  private static final class GroupBuilder {
+  static final class GroupBuilder {
     Labels labels;
     double[] bounds = new double[16];
     double[] values = new double[16];
@@ -1358,11 +1487,12 @@ public final class ExpositionParser {
     double sum;
     double count;
     double created;
-    /** The bounds this builder last returned, shared with the next parse when they are equal. */
-    double[] lastBounds;
+    /** The cache entry of the series' first sample, which keeps its bounds array. */
+    Entry owner;
 
-    void start(Labels labels) {
+    void start(Labels labels, Entry owner) {
       this.labels = labels;
+      this.owner = owner;
       n = 0;
       sum = Double.NaN;
       count = Double.NaN;
@@ -1394,13 +1524,18 @@ public final class ExpositionParser {
       }
     }
 
-    /** The sorted bounds as an array of their own: the previous one when equal. */
-    double[] boundsCopy() {
-      if (lastBounds != null && lastBounds.length == n && Arrays.equals(lastBounds, 0, n, bounds, 0, n)) {
-        return lastBounds;
+    /**
+     * The sorted bounds as a shared, never modified array: the one this series had last time
+     * when they are equal, else the tables' (what other servers with these bounds have).
+     */
+    double[] boundsCopy(ParserTables tables) {
+      double[] last = owner.lastBounds;
+      if (last != null && last.length == n && Arrays.equals(last, 0, n, bounds, 0, n)) {
+        return last;
       }
-      lastBounds = n == 0 ? NO_DOUBLES : Arrays.copyOf(bounds, n);
-      return lastBounds;
+      last = tables.bounds(bounds, n);
+      owner.lastBounds = last;
+      return last;
     }
 
     double[] valuesCopy() {

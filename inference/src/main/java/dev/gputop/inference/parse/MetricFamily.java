@@ -44,7 +44,7 @@ public record MetricFamily(
   public MetricFamily {
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(type, "type");
-    samples = List.copyOf(samples);
+    samples = FrozenList.frozen(samples);
     histograms = List.copyOf(histograms);
     summaries = List.copyOf(summaries);
   }

@@ -11,12 +11,14 @@ import java.util.Arrays;
  *
  * <p>Text is decoded as UTF-8 after unescaping {@code \\}, {@code \"} and {@code \n}; any other
  * backslash sequence is kept as written. That is how label values and HELP texts are read, and
- * names contain no backslash, so one decoding serves all. Bounded by its owner, which calls
- * {@link #clear()}. Not thread-safe: owned by one {@link ExpositionParser}.
+ * names contain no backslash, so one decoding serves all. Emptied when it would exceed its
+ * bounds. Not thread-safe: owned by one {@link ParserTables}.
  */
 final class StringTable {
 
   private final long hashSeed;
+  private final int maxSize;
+  private final long maxBytes;
   private static final int INITIAL_CAPACITY = 256;
 
   private byte[][] keys = new byte[INITIAL_CAPACITY][];
@@ -25,8 +27,10 @@ final class StringTable {
   private int size;
   private long bytes;
 
-  StringTable(long hashSeed) {
+  StringTable(long hashSeed, int maxSize, long maxBytes) {
     this.hashSeed = hashSeed;
+    this.maxSize = maxSize;
+    this.maxBytes = maxBytes;
   }
 
   /** The string written as {@code b[s, e)}. */
@@ -37,6 +41,10 @@ final class StringTable {
     for (int i = hash & mask; ; i = (i + 1) & mask) {
       byte[] k = keys[i];
       if (k == null) {
+        if (size > 0 && (size >= maxSize || bytes + n > maxBytes)) {
+          clear();
+          return get(b, s, e);
+        }
         String value = decode(b, s, e);
         keys[i] = Arrays.copyOfRange(b, s, e);
         values[i] = value;
