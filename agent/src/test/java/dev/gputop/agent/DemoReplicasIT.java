@@ -8,6 +8,7 @@ import dev.gputop.agent.demo.DemoReplicas;
 import dev.gputop.agent.demo.Kind;
 import dev.gputop.agent.demo.Replica;
 import dev.gputop.agent.demo.Truth;
+import dev.gputop.agent.demo.Truths;
 import dev.gputop.inference.parse.Exposition;
 import dev.gputop.inference.parse.ExpositionParser;
 import dev.gputop.inference.parse.MetricFamily;
@@ -59,7 +60,7 @@ class DemoReplicasIT {
   @BeforeAll
   void startEverything() throws Exception {
     dir = Files.createTempDirectory("gputop-demo-it");
-    replicas = DemoReplicas.builder().seed(11).restarts(false).start();
+    replicas = Truths.recorded(DemoReplicas.builder().seed(11).restarts(false).start());
     otlp = new OtlpHttpReceiver();
     StringBuilder yaml = new StringBuilder(
         "listen: 127.0.0.1:0\nrefresh:\n  normal: 500ms\nnvml:\n  enabled: false\n"
@@ -219,7 +220,7 @@ class DemoReplicasIT {
     for (String server : List.of("vllm-dp2", "sglang-tp2")) {
       HistogramDataPoint hist = histogram("gen_ai.server.time_to_first_token", server);
       List<Double> bounds = hist.getExplicitBoundsList();
-      Truth truth = replicas.replica(server).truth();
+      Truth truth = Truths.of(replicas.replica(server));
       double[] all = truth.values(Kind.TTFT, Long.MIN_VALUE, truth.nowNanos());
       assertThat(all).isNotEmpty();
       double min = Double.MAX_VALUE;
@@ -260,7 +261,7 @@ class DemoReplicasIT {
     long sumOfBuckets = hist.getBucketCountsList().stream().mapToLong(Long::longValue).sum();
     assertThat(hist.getCount()).isEqualTo(sumOfBuckets);
     // The exported count is the server's count at some scrape before now: at most the truth now.
-    Truth truth = replicas.replica("vllm-dp2").truth();
+    Truth truth = Truths.of(replicas.replica("vllm-dp2"));
     assertThat(hist.getCount()).isPositive().isLessThanOrEqualTo(truth.total(Kind.TTFT).count());
   }
 
@@ -297,7 +298,7 @@ class DemoReplicasIT {
   }
 
   @Test
-  void sigterm_flushesTheLatestValuesOverOtlpAndExitsWithin5s() throws Exception {
+  void sigterm_flushesTheLatestValuesOverOtlpAndStopsWithinItsBudget() throws Exception {
     // A second agent whose periodic export would come only after 10 minutes: whatever reaches
     // this receiver was sent by the flush on SIGTERM.
     try (OtlpHttpReceiver flushed = new OtlpHttpReceiver()) {
@@ -314,11 +315,11 @@ class DemoReplicasIT {
         }
         assertThat(flushed.requests).isEmpty();
 
-        long t0 = System.nanoTime();
-        second.process.destroy(); // SIGTERM
-        second.waitFor(Duration.ofSeconds(10));
-        long ms = (System.nanoTime() - t0) / 1_000_000;
-        assertThat(ms).as("exit after SIGTERM, ms").isLessThan(5000);
+        long idleMs = AgentProcess.idleJvmExitMillis(dir);
+        long exitMs = second.terminate();
+        System.out.println("[DemoReplicasIT] exit " + exitMs + " ms after SIGTERM; an idle JVM's " + idleMs + " ms");
+        assertThat(exitMs).as("exit after SIGTERM, ms (an idle JVM: " + idleMs + " ms); stderr:\n" + second.err())
+            .isLessThanOrEqualTo(AgentProcess.maxExitMillis(idleMs));
       }
       assertThat(flushed.latest("gputop.inference.up")).as("flushed on SIGTERM").isNotEmpty();
     }
