@@ -20,7 +20,6 @@ import io.prometheus.metrics.model.snapshots.InfoSnapshot;
 import io.prometheus.metrics.model.snapshots.MetricMetadata;
 import io.prometheus.metrics.model.snapshots.MetricSnapshot;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
@@ -190,7 +189,8 @@ public final class AgentHttpServer implements AutoCloseable {
   }
 
   private void handle(HttpExchange exchange) throws IOException {
-    try (exchange) {
+    boolean close = true;
+    try {
       String method = exchange.getRequestMethod();
       if (!method.equals("GET") && !method.equals("HEAD")) {
         exchange.getResponseHeaders().set("Allow", "GET, HEAD");
@@ -219,6 +219,10 @@ public final class AgentHttpServer implements AutoCloseable {
             send(exchange, 404, TEXT, bytes("not found: " + path + "\n"));
           }
       }
+    } catch (AbortedResponse e) {
+      logger.log(Level.WARNING, "request failed: " + exchange.getRequestURI(), e.getCause());
+      close = false;
+      throw e;
     } catch (IOException e) {
       logger.log(Level.FINE, "client went away", e);
     } catch (RuntimeException e) {
@@ -227,6 +231,10 @@ public final class AgentHttpServer implements AutoCloseable {
         send(exchange, 500, TEXT, bytes("internal error: " + e + "\n"));
       } catch (IOException | RuntimeException ignored) {
         // headers were already sent; nothing more to say
+      }
+    } finally {
+      if (close) {
+        exchange.close();
       }
     }
   }
@@ -239,10 +247,36 @@ public final class AgentHttpServer implements AutoCloseable {
     String accept = exchange.getRequestHeaders().getFirst("Accept");
     ExpositionFormatWriter writer =
         accept != null && openMetricsWriter.accepts(accept) ? openMetricsWriter : textWriter;
+    exchange.getResponseHeaders().set("Content-Type", writer.getContentType());
+    exchange.getResponseHeaders().set("Cache-Control", "no-store");
+    if (exchange.getRequestMethod().equals("HEAD")) {
+      exchange.sendResponseHeaders(200, -1);
+      return;
+    }
     MetricSnapshots snapshots = withTargetInfoHelp(prometheus.collect());
-    ByteArrayOutputStream body = new ByteArrayOutputStream(16 * 1024);
-    writer.write(body, snapshots);
-    send(exchange, 200, writer.getContentType(), PrometheusLabels.kubernetesShortNames(body.toByteArray()));
+    // Streamed (chunked), not buffered: at 500 servers the text is about 17 MB, and holding it
+    // whole (a growing buffer, its copy, a String for the renaming) was two thirds of what a read
+    // allocated (docs/PERFORMANCE.md, "The export path").
+    exchange.sendResponseHeaders(200, 0);
+    OutputStream body = PrometheusLabels.renaming(exchange.getResponseBody());
+    try {
+      writer.write(body, snapshots);
+    } catch (RuntimeException e) {
+      // The status and part of the body are out: ending the body normally would hand the client
+      // a truncated exposition that parses. Dropping the connection makes the scrape fail.
+      throw new AbortedResponse(e);
+    }
+    body.close();
+  }
+
+  /**
+   * A response that failed after its headers were sent: {@link #handle} lets it reach the JDK's
+   * server, which then closes the connection instead of ending the body.
+   */
+  private static final class AbortedResponse extends IOException {
+    AbortedResponse(RuntimeException cause) {
+      super("response failed after its headers were sent", cause);
+    }
   }
 
   /** HELP of {@code target_info}, as the OpenTelemetry specification words it. */

@@ -214,6 +214,14 @@ public final class StandaloneSdk implements AutoCloseable {
     if (config.getString("otel.logs.exporter") == null) {
       out.put("otel.logs.exporter", "none");
     }
+    // No exemplars: the gauges are asynchronous (which never have any), the scrape telemetry
+    // records outside any span's context, the text format /metrics serves has no exemplars and
+    // nothing the agent exports links a point to a trace. The SDK's default (trace_based) would
+    // look up the current span on every recording for nothing. (SDK 1.66 still gives each series
+    // its empty reservoir; docs/PERFORMANCE.md, "The export path".) A user's choice stands.
+    if (config.getString("otel.metrics.exemplar.filter") == null) {
+      out.put("otel.metrics.exemplar.filter", "always_off");
+    }
     return out;
   }
 

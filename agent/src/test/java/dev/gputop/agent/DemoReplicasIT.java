@@ -8,6 +8,7 @@ import dev.gputop.agent.demo.DemoReplicas;
 import dev.gputop.agent.demo.Kind;
 import dev.gputop.agent.demo.Replica;
 import dev.gputop.agent.demo.Truth;
+import dev.gputop.agent.demo.Truths;
 import dev.gputop.inference.parse.Exposition;
 import dev.gputop.inference.parse.ExpositionParser;
 import dev.gputop.inference.parse.MetricFamily;
@@ -59,7 +60,7 @@ class DemoReplicasIT {
   @BeforeAll
   void startEverything() throws Exception {
     dir = Files.createTempDirectory("gputop-demo-it");
-    replicas = DemoReplicas.builder().seed(11).restarts(false).start();
+    replicas = Truths.recorded(DemoReplicas.builder().seed(11).restarts(false).start());
     otlp = new OtlpHttpReceiver();
     StringBuilder yaml = new StringBuilder(
         "listen: 127.0.0.1:0\nrefresh:\n  normal: 500ms\nnvml:\n  enabled: false\n"
@@ -219,7 +220,7 @@ class DemoReplicasIT {
     for (String server : List.of("vllm-dp2", "sglang-tp2")) {
       HistogramDataPoint hist = histogram("gen_ai.server.time_to_first_token", server);
       List<Double> bounds = hist.getExplicitBoundsList();
-      Truth truth = replicas.replica(server).truth();
+      Truth truth = Truths.of(replicas.replica(server));
       double[] all = truth.values(Kind.TTFT, Long.MIN_VALUE, truth.nowNanos());
       assertThat(all).isNotEmpty();
       double min = Double.MAX_VALUE;
@@ -260,7 +261,7 @@ class DemoReplicasIT {
     long sumOfBuckets = hist.getBucketCountsList().stream().mapToLong(Long::longValue).sum();
     assertThat(hist.getCount()).isEqualTo(sumOfBuckets);
     // The exported count is the server's count at some scrape before now: at most the truth now.
-    Truth truth = replicas.replica("vllm-dp2").truth();
+    Truth truth = Truths.of(replicas.replica("vllm-dp2"));
     assertThat(hist.getCount()).isPositive().isLessThanOrEqualTo(truth.total(Kind.TTFT).count());
   }
 

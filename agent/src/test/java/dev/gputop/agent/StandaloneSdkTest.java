@@ -49,6 +49,13 @@ class StandaloneSdkTest {
   }
 
   @Test
+  void agentDefaults_exemplarsOffUnlessConfigured() {
+    assertThat(defaults(Map.of())).containsEntry("otel.metrics.exemplar.filter", "always_off");
+    assertThat(defaults(Map.of("otel.metrics.exemplar.filter", "trace_based")))
+        .doesNotContainKey("otel.metrics.exemplar.filter");
+  }
+
+  @Test
   void agentResource_namesTheServiceUnlessConfigured() {
     Resource def = StandaloneSdk.agentResource(Resource.getDefault());
     assertThat(def.getAttribute(StandaloneSdk.SERVICE_NAME)).isEqualTo("gputop-agent");

@@ -15,6 +15,7 @@ import dev.gputop.inference.engine.Engine;
 import dev.gputop.inference.engine.EngineMapper;
 import dev.gputop.inference.engine.ServerScrape;
 import dev.gputop.inference.export.DiscoverySection;
+import dev.gputop.inference.export.ExportCache;
 import dev.gputop.inference.export.InferenceMetrics;
 import dev.gputop.inference.export.InferenceSnapshot;
 import dev.gputop.inference.export.SnapshotBuilder;
@@ -73,6 +74,8 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
   /** Unexpected errors of a cycle's stages (bugs): logged with a trace, throttled per stage. */
   private final FailureLog failures;
   private final int maxScrapes;
+  /** The servers' attribute sets, kept from one refresh to the next (refresh thread only). */
+  private final ExportCache exportCache = new ExportCache();
   private final EngineMapper mapper;
   private final Map<String, ServerState> states = new LinkedHashMap<>();
   private final AtomicReference<InferenceSnapshot> snapshot =
@@ -182,7 +185,7 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
     Map<Endpoint, ScrapeResult> results = scrape(targets);
 
     Set<String> live = new HashSet<>();
-    SnapshotBuilder out = new SnapshotBuilder();
+    SnapshotBuilder out = new SnapshotBuilder(exportCache);
     for (Target t : targets) {
       live.add(t.key());
       ServerState st = states.computeIfAbsent(t.key(), k -> newState(t));

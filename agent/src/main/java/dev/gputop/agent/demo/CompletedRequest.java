@@ -4,8 +4,9 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * One request a {@link LoadModel} served to the end, with the true times it drew. Times are
- * readings of the model's clock ({@link dev.gputop.config.Clock#nanoTime()}). Immutable.
+ * One request a {@link LoadModel} served to the end, with the true times it drew: what the model
+ * observes into its histograms at the finish, and what it tells its {@link LoadListener}. Times
+ * are readings of the model's clock ({@link dev.gputop.config.Clock#nanoTime()}). Immutable.
  *
  * @param engine the data-parallel engine index that served it (0 when the server has one)
  * @param generation how many restarts the server had gone through when it finished
@@ -23,7 +24,7 @@ import java.util.Objects;
  * @param stallGapsSeconds the longer gaps caused by preemptions, one per preemption after the
  *     first token
  */
-public record CompletedRequest(
+record CompletedRequest(
     int engine,
     int generation,
     long arrivalNanos,
@@ -39,48 +40,48 @@ public record CompletedRequest(
     double itlSeconds,
     List<Double> stallGapsSeconds) {
 
-  public CompletedRequest {
+  CompletedRequest {
     Objects.requireNonNull(finishReason, "finishReason");
     stallGapsSeconds = List.copyOf(stallGapsSeconds);
   }
 
   /** Time to first token: queueing plus prefill. */
-  public double ttftSeconds() {
+  double ttftSeconds() {
     return (firstTokenNanos - arrivalNanos) / 1e9;
   }
 
   /** End-to-end latency. */
-  public double e2eSeconds() {
+  double e2eSeconds() {
     return (finishNanos - arrivalNanos) / 1e9;
   }
 
   /** Time spent waiting before the first scheduling. */
-  public double queueSeconds() {
+  double queueSeconds() {
     return (scheduledNanos - arrivalNanos) / 1e9;
   }
 
   /** First scheduling to first token. */
-  public double prefillSeconds() {
+  double prefillSeconds() {
     return (firstTokenNanos - scheduledNanos) / 1e9;
   }
 
   /** First token to last token. */
-  public double decodeSeconds() {
+  double decodeSeconds() {
     return (finishNanos - firstTokenNanos) / 1e9;
   }
 
   /** First scheduling to last token. */
-  public double inferenceSeconds() {
+  double inferenceSeconds() {
     return (finishNanos - scheduledNanos) / 1e9;
   }
 
   /** Mean time per output token after the first, or 0 for a one-token answer. */
-  public double tpotSeconds() {
+  double tpotSeconds() {
     return generationTokens > 1 ? decodeSeconds() / (generationTokens - 1) : 0;
   }
 
   /** Number of inter-token gaps observed: one fewer than the tokens. */
-  public int itlObservations() {
+  int itlObservations() {
     return Math.max(0, generationTokens - 1);
   }
 }

@@ -30,7 +30,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * }</pre>
  *
  * <p>Tests drive them on a manual clock (test-support's {@code ManualClock}) and compare with
- * {@link Replica#truth()}:
+ * the truth they record through each model's {@link LoadListener} (the tests' {@code Truths}):
  *
  * <pre>{@code
  * ManualClock clock = new ManualClock(Instant.parse("2026-01-01T00:00:00Z"));

@@ -12,7 +12,8 @@ final class EngineStats {
 
   final int index;
   final Map<Kind, Hist> hists = new EnumMap<>(Kind.class);
-  final Map<Kind, Truth.Total> totals = new EnumMap<>(Kind.class);
+  /** Told of every observation; a copy tells no one. */
+  LoadListener listener = LoadListener.NONE;
 
   // Counters, since the last restart.
   long arrived;
@@ -67,7 +68,6 @@ final class EngineStats {
     for (Map.Entry<Kind, Hist> e : o.hists.entrySet()) {
       hists.put(e.getKey(), e.getValue().copy());
     }
-    totals.putAll(o.totals);
     arrived = o.arrived;
     rejected = o.rejected;
     completed = o.completed;
@@ -102,15 +102,14 @@ final class EngineStats {
     return new EngineStats(this);
   }
 
-  /** Records {@code weight} observations of {@code value} in the truth and, if kept, the histogram. */
+  /** Records {@code weight} observations of {@code value} in the histogram, if kept, and tells the listener. */
   void observe(Kind kind, double value, long weight) {
     double sumIncrement = value * weight;
     Hist h = hists.get(kind);
     if (h != null) {
       h.observe(value, weight, sumIncrement);
     }
-    Truth.Total t = totals.getOrDefault(kind, Truth.Total.ZERO);
-    totals.put(kind, new Truth.Total(t.count() + weight, t.sum() + sumIncrement));
+    listener.observed(index, kind, value, weight);
   }
 
   /** The histogram of a kind, which the writer must have asked the model to keep. */
@@ -124,17 +123,5 @@ final class EngineStats {
 
   double kvUsage() {
     return kvCapacityTokens == 0 ? 0 : (double) kvUsedTokens / kvCapacityTokens;
-  }
-
-  Truth.Counters counters() {
-    return new Truth.Counters(
-        arrived,
-        rejected,
-        completed,
-        promptTokens,
-        generationTokens,
-        prefixQueries,
-        prefixHits,
-        preemptions);
   }
 }

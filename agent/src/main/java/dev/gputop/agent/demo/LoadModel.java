@@ -19,14 +19,15 @@ import java.util.SplittableRandom;
  * arrivals go to the least loaded one.
  *
  * <p>The model is advanced in fixed 20 ms steps on a grid anchored at its creation, lazily: every
- * read ({@link #stats()}, {@link #truth()}) first simulates up to the clock's {@code nanoTime()}.
+ * read ({@link #stats()}, {@link #isDown()}) first simulates up to the clock's {@code nanoTime()}.
  * So the same seed and the same clock readings give the same server, whether it is read often or
  * rarely, in real time or on a manual clock (test-support's {@code ManualClock}). Events inside a
  * step keep their exact times (arrivals, first tokens, finishes); only scheduling happens on step
  * boundaries.
  *
- * <p>Every value that goes into a histogram or counter is also recorded as truth ({@link
- * #truth()}), so tests can compare what the agent computes with what really happened.
+ * <p>Every value that goes into a histogram, every first token, finish and restart is told to a
+ * {@link LoadListener}, so tests can keep the truth and compare what the agent computes with what
+ * really happened; the demo keeps no such history.
  *
  * <p>Thread-safe: all methods synchronize on the model.
  */
@@ -34,9 +35,6 @@ public final class LoadModel {
 
   /** The length of one simulation step. */
   public static final long STEP_NANOS = 20_000_000L;
-
-  private static final long RETENTION_NANOS = 30L * 60 * 1_000_000_000L;
-  private static final int RETENTION_MAX = 200_000;
 
   /**
    * The shape of a simulated server.
@@ -167,10 +165,7 @@ public final class LoadModel {
   private final long epochOffsetNanos;
   private final double phase;
   private final Engine[] engines;
-  private final ArrayDeque<CompletedRequest> completed = new ArrayDeque<>();
-  /** TTFTs as observed (at first token), also for requests still running: {nanos, value bits}. */
-  private final ArrayDeque<long[]> ttfts = new ArrayDeque<>();
-  private final List<Long> restarts = new ArrayList<>();
+  private LoadListener listener = LoadListener.NONE;
 
   private long simNanos;
   private long startNanos;
@@ -236,21 +231,25 @@ public final class LoadModel {
     }
   }
 
-  /** The true history and totals, after simulating up to now. */
-  public synchronized Truth truth() {
-    advance();
-    List<Map<Kind, Truth.Total>> totals = new ArrayList<>();
-    List<Truth.Counters> counters = new ArrayList<>();
-    List<Integer> running = new ArrayList<>();
-    List<Integer> waiting = new ArrayList<>();
-    for (Engine e : engines) {
-      totals.add(e.stats.totals);
-      counters.add(e.stats.counters());
-      running.add(e.running.size());
-      waiting.add(e.waiting.size());
+  /**
+   * Tells {@code l} everything that happens from now on. Only before the first step, so that
+   * nothing it must know has happened yet (the model runs only when read).
+   *
+   * @throws IllegalStateException when the model has already simulated a step
+   */
+  synchronized void listen(LoadListener l) {
+    if (simNanos != originNanos) {
+      throw new IllegalStateException("the model has already run: listen before the first read");
     }
-    return new Truth(simNanos, new ArrayList<>(completed), new ArrayList<>(ttfts), restarts, totals,
-        counters, running, waiting);
+    listener = Objects.requireNonNull(l, "listener");
+    for (Engine e : engines) {
+      e.stats.listener = l;
+    }
+  }
+
+  /** Who is told of what happens ({@link LoadListener#NONE} in the demo). */
+  synchronized LoadListener listener() {
+    return listener;
   }
 
   /** A consistent copy of every engine's metrics, after simulating up to now. */
@@ -343,10 +342,7 @@ public final class LoadModel {
           r.firstToken = r.prefillEnd;
           double ttft = (r.firstToken - r.arrival) / 1e9;
           s.observe(Kind.TTFT, ttft, 1);
-          ttfts.addLast(new long[] {r.firstToken, Double.doubleToLongBits(ttft)});
-          while (ttfts.size() > RETENTION_MAX || ttfts.peekFirst()[0] < r.firstToken - RETENTION_NANOS) {
-            ttfts.removeFirst();
-          }
+          listener.firstToken(r.firstToken, ttft);
           s.promptTokens += r.prompt;
         } else {
           // Resumed after a preemption: one long gap between two tokens.
@@ -412,11 +408,7 @@ public final class LoadModel {
     s.observe(Kind.PREFILL_COMPUTED_TOKENS, r.prompt - r.cached, 1);
     s.observe(Kind.PREEMPTIONS_PER_REQUEST, r.preemptions, 1);
     s.observe(Kind.VALIDATION, 0.0002 + rnd.nextDouble() * 0.0008, 1);
-    completed.addLast(c);
-    while (completed.size() > RETENTION_MAX
-        || (!completed.isEmpty() && completed.peekFirst().finishNanos() < end - RETENTION_NANOS)) {
-      completed.removeFirst();
-    }
+    listener.finished(c);
   }
 
   private void preempt(Engine e) {
@@ -534,12 +526,13 @@ public final class LoadModel {
 
   private void restartAt(long t) {
     generation++;
-    restarts.add(t);
     startNanos = t;
+    listener.restarted(t);
     for (int i = 0; i < engines.length; i++) {
       engines[i].waiting.clear();
       engines[i].running.clear();
       engines[i].stats = new EngineStats(i, bounds, settings.kvCapacityTokens());
+      engines[i].stats.listener = listener;
     }
     nextRestart = scheduleRestart(t);
   }

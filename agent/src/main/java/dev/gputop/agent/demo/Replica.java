@@ -59,11 +59,6 @@ public final class Replica {
     return model;
   }
 
-  /** What really happened, up to now: the reference for tests. */
-  public Truth truth() {
-    return model.truth();
-  }
-
   /** The exposition the endpoint would answer now (advances the model, like a scrape does). */
   public String render() {
     synchronized (writer) {

@@ -117,11 +117,11 @@ class DemoReplicasTest {
   @Test
   void scheduledRestart_dropsConnectionsForAWhileThenCountsFromZero() throws Exception {
     ManualClock c = new ManualClock(Fixtures.T0);
-    try (DemoReplicas d = DemoReplicas.builder().seed(32).clock(c).meanSecondsBetweenRestarts(1).start()) {
+    try (DemoReplicas d = Truths.recorded(DemoReplicas.builder().seed(32).clock(c).meanSecondsBetweenRestarts(1).start())) {
       Replica vllm = d.replica("vllm-dp2");
       c.advance(Duration.ofSeconds(110));
       double before = MiniExposition.parse(get(vllm.url(), "*/*").body()).sum("vllm:generation_tokens_total");
-      while (vllm.truth().restarts().isEmpty()) {
+      while (Truths.of(vllm).restarts().isEmpty()) {
         c.advance(Duration.ofMillis(500));
       }
       assertThat(vllm.model().isDown()).isTrue();

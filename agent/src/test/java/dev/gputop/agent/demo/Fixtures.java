@@ -22,7 +22,7 @@ final class Fixtures {
 
   /** Replicas on a manual clock, without restarts, advanced by {@code warmup}. */
   static DemoReplicas replicas(ManualClock clock, long seed, Duration warmup) throws IOException {
-    DemoReplicas d = DemoReplicas.builder().seed(seed).clock(clock).restarts(false).start();
+    DemoReplicas d = Truths.recorded(DemoReplicas.builder().seed(seed).clock(clock).restarts(false).start());
     clock.advance(warmup);
     return d;
   }

@@ -45,7 +45,7 @@ class LlamaCppWriterTest {
 
   @Test
   void write_legacyBuild_hasKvCacheGauges() throws Exception {
-    try (DemoReplicas d = DemoReplicas.builder().seed(14).clock(clock).restarts(false).llamaCppLegacyKvCache(true).start()) {
+    try (DemoReplicas d = Truths.recorded(DemoReplicas.builder().seed(14).clock(clock).restarts(false).llamaCppLegacyKvCache(true).start())) {
       clock.advance(Duration.ofSeconds(60));
       MiniExposition e = MiniExposition.parse(d.replica("llamacpp").render());
       assertThat(e.order).contains("llamacpp:kv_cache_usage_ratio", "llamacpp:kv_cache_tokens")
@@ -71,10 +71,10 @@ class LlamaCppWriterTest {
     try (DemoReplicas d = Fixtures.replicas(clock, 14, Duration.ofSeconds(120))) {
       Replica r = d.replica("llamacpp");
       MiniExposition e = MiniExposition.parse(r.render());
-      long finishedGenerated = r.truth().requests().stream().mapToLong(CompletedRequest::generationTokens).sum();
+      long finishedGenerated = Truths.of(r).requests().stream().mapToLong(CompletedRequest::generationTokens).sum();
       assertThat((long) e.value("llamacpp:tokens_predicted_total")).isEqualTo(finishedGenerated);
-      assertThat(r.truth().counters().generationTokens()).isGreaterThanOrEqualTo(finishedGenerated);
-      List<CompletedRequest> done = r.truth().requests();
+      assertThat(Truths.of(r).counters().generationTokens()).isGreaterThanOrEqualTo(finishedGenerated);
+      List<CompletedRequest> done = Truths.of(r).requests();
       long millis = done.stream().mapToLong(c -> (long) Math.floor(c.decodeSeconds() * 1000)).sum();
       assertThat(e.value("llamacpp:tokens_predicted_seconds_total")).isCloseTo(millis / 1e3, org.assertj.core.data.Offset.offset(millis / 1e3 * 1e-5));
     }

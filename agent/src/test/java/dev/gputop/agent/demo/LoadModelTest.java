@@ -1,6 +1,7 @@
 package dev.gputop.agent.demo;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.data.Offset.offset;
 
 import dev.gputop.testing.ManualClock;
@@ -18,7 +19,7 @@ class LoadModelTest {
     try (DemoReplicas d = Fixtures.replicas(clock, 21, Duration.ofSeconds(150))) {
       Replica r = d.replica("vllm-dp2");
       String text = r.render();
-      Truth t = r.truth();
+      Truth t = Truths.of(r);
       MiniExposition e = MiniExposition.parse(text);
       assertThat(t.counters().completed()).isGreaterThan(500);
       for (int engine = 0; engine < 2; engine++) {
@@ -52,7 +53,7 @@ class LoadModelTest {
     try (DemoReplicas d = Fixtures.replicas(clock, 22, Duration.ofSeconds(150))) {
       Replica s = d.replica("sglang-tp2");
       MiniExposition se = MiniExposition.parse(s.render());
-      Truth st = s.truth();
+      Truth st = Truths.of(s);
       assertHistogram(se, "sglang:time_to_first_token_seconds", st.total(Kind.TTFT));
       assertHistogram(se, "sglang:inter_token_latency_seconds", st.total(Kind.ITL));
       assertHistogram(se, "sglang:e2e_request_latency_seconds", st.total(Kind.E2E));
@@ -63,7 +64,7 @@ class LoadModelTest {
 
       Replica g = d.replica("tgi");
       MiniExposition ge = MiniExposition.parse(g.render());
-      Truth gt = g.truth();
+      Truth gt = Truths.of(g);
       assertHistogram(ge, "tgi_request_duration", gt.total(Kind.E2E));
       assertHistogram(ge, "tgi_request_queue_duration", gt.total(Kind.QUEUE));
       assertHistogram(ge, "tgi_request_mean_time_per_token_duration", gt.total(Kind.TPOT));
@@ -78,7 +79,7 @@ class LoadModelTest {
   void latencies_fallInRealisticRanges() throws Exception {
     try (DemoReplicas d = Fixtures.replicas(clock, 23, Duration.ofSeconds(600))) {
       for (Replica r : d.replicas()) {
-        Truth t = r.truth();
+        Truth t = Truths.of(r);
         long now = t.nowNanos();
         double[] ttft = t.values(Kind.TTFT, now - 600_000_000_000L, now);
         double[] itl = t.values(Kind.ITL, now - 600_000_000_000L, now);
@@ -99,7 +100,7 @@ class LoadModelTest {
     try (DemoReplicas d = Fixtures.replicas(clock, 1, Duration.ZERO)) {
       Replica r = d.replica("vllm-dp2");
       boolean fullWhileWaiting = false;
-      for (int i = 0; i < 200 && !(fullWhileWaiting && r.truth().counters().preemptions() > 0); i++) {
+      for (int i = 0; i < 200 && !(fullWhileWaiting && Truths.of(r).counters().preemptions() > 0); i++) {
         clock.advance(Duration.ofSeconds(3));
         MiniExposition e = MiniExposition.parse(r.render());
         for (String eng : new String[] {"0", "1"}) {
@@ -110,13 +111,13 @@ class LoadModelTest {
         }
       }
       assertThat(fullWhileWaiting).isTrue();
-      assertThat(r.truth().counters().preemptions()).isPositive();
+      assertThat(Truths.of(r).counters().preemptions()).isPositive();
     }
   }
 
   @Test
   void counters_neverGoBackwardsExceptAcrossARestart() throws Exception {
-    try (DemoReplicas d = DemoReplicas.builder().seed(25).clock(clock).start()) {
+    try (DemoReplicas d = Truths.recorded(DemoReplicas.builder().seed(25).clock(clock).start())) {
       for (Replica r : d.replicas()) {
         Map<String, Double> last = new HashMap<>();
         Map<String, Double> lastBeforeRestart = new HashMap<>();
@@ -128,7 +129,7 @@ class LoadModelTest {
             r.restart();
           }
           MiniExposition e = MiniExposition.parse(r.render());
-          int nowRestarts = r.truth().restarts().size();
+          int nowRestarts = Truths.of(r).restarts().size();
           boolean restarted = nowRestarts != restarts;
           restarts = nowRestarts;
           if (restarted) {
@@ -174,8 +175,23 @@ class LoadModelTest {
       assertThat(e.sum("vllm:prompt_tokens_total")).isZero();
       assertThat(e.sum("vllm:e2e_request_latency_seconds_count")).isZero();
       assertThat(e.value("vllm:prompt_tokens_created", "engine", "0")).isGreaterThan(createdBefore);
-      assertThat(r.truth().restarts()).hasSize(1);
-      assertThat(r.truth().total(Kind.TTFT).count()).isZero();
+      assertThat(Truths.of(r).restarts()).hasSize(1);
+      assertThat(Truths.of(r).total(Kind.TTFT).count()).isZero();
+    }
+  }
+
+  @Test
+  void listen_afterTheModelHasRun_isRefusedSoNoTruthMissesEvents() throws Exception {
+    try (DemoReplicas d = DemoReplicas.builder().seed(28).clock(clock).restarts(false).start()) {
+      Replica r = d.replica("tgi");
+      assertThatThrownBy(() -> Truths.of(r)).isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("Truths.recorded");
+      clock.advance(Duration.ofSeconds(1));
+      r.render();
+
+      assertThatThrownBy(() -> Truths.recorded(r.model())).isInstanceOf(IllegalStateException.class)
+          .hasMessage("the model has already run: listen before the first read");
+      assertThat(r.model().listener()).isSameAs(LoadListener.NONE);
     }
   }
 

@@ -195,7 +195,7 @@ class ReplicaPipelineTest {
     for (int i = 0; i < 40; i++) {
       clock.advance(INTERVAL);
       w.add(clock.nanoTime(), clock.epochNanos(), mapper.map(parser.parse(r.render())));
-      truths.add(r.truth());
+      truths.add(Truths.of(r));
     }
     long oldestNanos = w.nanos(0);
     Truth oldest = truths.stream().filter(t -> t.nowNanos() == oldestNanos).findFirst().orElseThrow();

@@ -69,7 +69,7 @@ class TrtllmWriterTest {
   @Test
   void write_countsMatchTheTruth() {
     MiniExposition e = MiniExposition.parse(trtllm.render());
-    Truth t = trtllm.truth();
+    Truth t = Truths.of(trtllm);
     assertThat(e.value("trtllm_time_to_first_token_seconds_count")).isEqualTo(t.total(Kind.TTFT, 0).count());
     assertThat(e.value("trtllm_num_active_requests")).isEqualTo(t.running());
     assertThat(e.value("trtllm_server_queue_length")).isEqualTo(t.waiting());

@@ -17,8 +17,10 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * What gputop-agent costs when it scrapes N inference servers, beside what Prometheus costs for
@@ -124,8 +126,17 @@ public final class ScaleHarness {
           prom == null ? ", no prometheus" : ", prometheus pid " + prom.pid(), warmup, window, work);
 
       AtomicLong exportBytes = new AtomicLong();
-      ticker.scheduleAtFixedRate(() -> exportBytes.addAndGet(get(listen, "/metrics")),
-          15, 15, TimeUnit.SECONDS);
+      // Held by a /metrics read, so that the class histogram at the end is never taken while a
+      // read is in flight (its snapshot would be counted as live heap).
+      ReentrantLock reading = new ReentrantLock();
+      ScheduledFuture<?> reads = ticker.scheduleAtFixedRate(() -> {
+        reading.lock();
+        try {
+          exportBytes.addAndGet(get(listen, "/metrics"));
+        } finally {
+          reading.unlock();
+        }
+      }, 15, 15, TimeUnit.SECONDS);
 
       sleep(warmup, agent);
       Map<String, ProcessProbe.ThreadUse> threads0 = ProcessProbe.threads(agent.pid());
@@ -145,6 +156,8 @@ public final class ScaleHarness {
       long agentHwm = ProcessProbe.statusBytes(agent.pid(), "VmHWM");
       long promRss = prom == null ? 0 : ProcessProbe.statusBytes(prom.pid(), "VmRSS");
       Map<String, ProcessProbe.ThreadUse> threads1 = ProcessProbe.threads(agent.pid());
+      reads.cancel(false);
+      reading.lock();
       long live = ProcessProbe.liveHeapBytes(agent.pid(), work.resolve("heap-histogram.txt"));
       String heapInfo = ProcessProbe.jcmd(agent.pid(), "GC.heap_info");
       Files.writeString(work.resolve("heap-info.txt"), heapInfo);

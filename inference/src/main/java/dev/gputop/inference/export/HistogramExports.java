@@ -51,38 +51,61 @@ public final class HistogramExports {
    * @param pod the pod the server runs in, or null
    */
   public static List<ExportedHistogram> of(String server, String engine, PodIdentity pod, ServerWindow window) {
+    List<ExportedHistogram> out = new ArrayList<>();
+    addTo(out, new ExportCache().server(server, engine, pod), window);
+    return out;
+  }
+
+  /** Adds the server's histograms to {@code out}, with the attributes and boundaries it caches. */
+  static void addTo(List<ExportedHistogram> out, ExportCache.Server server, ServerWindow window) {
     if (window.size() == 0) {
-      return List.of();
+      return;
     }
     int slot = window.slot(window.size() - 1);
-    List<ExportedHistogram> out = new ArrayList<>();
     for (Concept c : ORDER) {
       ConceptColumns cc = window.columns(c);
       if (cc == null || !cc.inNewest()) {
         continue;
       }
-      Map<String, List<SeriesColumn>> byModel = new LinkedHashMap<>();
+      // Usually every series of a concept is of one model (or none): no grouping needed.
+      String model = null;
+      boolean oneModel = true;
+      List<SeriesColumn> present = new ArrayList<>(cc.size());
       for (int j = 0; j < cc.size(); j++) {
         SeriesColumn h = cc.get(j);
         if (h.present(slot)) {
-          byModel.computeIfAbsent(h.model(), k -> new ArrayList<>()).add(h);
+          present.add(h);
+          oneModel &= model == null || model.equals(h.model());
+          model = h.model();
         }
+      }
+      if (present.isEmpty()) {
+        continue;
+      }
+      if (oneModel) {
+        add(out, merge(c, server, model, present, slot, window));
+        continue;
+      }
+      Map<String, List<SeriesColumn>> byModel = new LinkedHashMap<>();
+      for (SeriesColumn h : present) {
+        byModel.computeIfAbsent(h.model(), k -> new ArrayList<>()).add(h);
       }
       for (Map.Entry<String, List<SeriesColumn>> e : byModel.entrySet()) {
-        ExportedHistogram h = merge(c, server, engine, pod, e.getKey(), e.getValue(), slot,
-            window.eraStartEpochNanos(), window.newestEpochNanos());
-        if (h != null) {
-          out.add(h);
-        }
+        add(out, merge(c, server, e.getKey(), e.getValue(), slot, window));
       }
     }
-    return out;
+  }
+
+  private static void add(List<ExportedHistogram> out, ExportedHistogram h) {
+    if (h != null) {
+      out.add(h);
+    }
   }
 
   /** Sums series with one layout; null when they have none usable or differ in layout. */
   private static ExportedHistogram merge(
-      Concept c, String server, String engine, PodIdentity pod, String model, List<SeriesColumn> series,
-      int slot, long start, long now) {
+      Concept c, ExportCache.Server server, String model, List<SeriesColumn> series, int slot,
+      ServerWindow window) {
     SeriesColumn first = series.get(0);
     double[] bounds = first.bounds();
     int n = bounds.length;
@@ -92,7 +115,7 @@ public final class HistogramExports {
     double[] cumulative = new double[n];
     double sum = 0;
     for (SeriesColumn h : series) {
-      if (!Arrays.equals(h.bounds(), bounds)) {
+      if (h.bounds() != bounds && !Arrays.equals(h.bounds(), bounds)) {
         return null; // cannot add buckets with different boundaries
       }
       for (int i = 0; i < n; i++) {
@@ -101,8 +124,9 @@ public final class HistogramExports {
       double s = h.sum(slot);
       sum += Double.isNaN(s) ? 0 : s;
     }
-    List<Double> boundaries = new ArrayList<>(n - 1);
-    List<Long> counts = new ArrayList<>(n);
+    List<Double> boundaries = server.boundaries(bounds);
+    Long[] counts = new Long[boundaries.size() + 1];
+    int k = 0;
     double below = 0;
     long total = 0;
     for (int i = 0; i < n; i++) {
@@ -110,34 +134,24 @@ public final class HistogramExports {
       if (i < n - 1 && i > 0 && bounds[i] == bounds[i - 1]) {
         // "1" and "1.0": one boundary; fold this bucket into the previous one.
         long extra = Math.round(cum - below);
-        counts.set(counts.size() - 1, counts.get(counts.size() - 1) + extra);
+        counts[k - 1] += extra;
         total += extra;
         below = cum;
         continue;
       }
+      if (k == counts.length) {
+        return null; // e.g. two +Inf buckets: nothing a backend could read
+      }
       long count = Math.round(cum - below);
-      counts.add(count);
+      counts[k++] = count;
       total += count;
       below = cum;
-      if (i < n - 1) {
-        boundaries.add(bounds[i]);
-      }
     }
-    Map<String, String> attributes = new LinkedHashMap<>();
-    attributes.put("server", server);
-    attributes.put("engine", engine);
-    attributes.put("gen_ai.provider.name", engine);
-    if (!model.isEmpty()) {
-      attributes.put("gen_ai.request.model", model);
-    }
-    if (pod != null) {
-      attributes.putAll(pod.attributes());
+    if (k != counts.length) {
+      return null;
     }
     String[] name = NAMES.get(c);
-    if (counts.size() != boundaries.size() + 1) {
-      return null; // e.g. two +Inf buckets: nothing a backend could read
-    }
-    return new ExportedHistogram(
-        name[0], name[1], "s", attributes, start, now, boundaries, counts, sum, total);
+    return new ExportedHistogram(name[0], name[1], "s", server.histogramAttributes(model),
+        window.eraStartEpochNanos(), window.newestEpochNanos(), boundaries, List.of(counts), sum, total);
   }
 }

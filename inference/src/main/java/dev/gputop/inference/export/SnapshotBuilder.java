@@ -43,6 +43,20 @@ public final class SnapshotBuilder {
   private final List<String> unhealthy = new ArrayList<>();
   private final Map<Long, String> owners = new HashMap<>();
   private final Map<Long, dev.gputop.config.PodIdentity> pods = new HashMap<>();
+  private final ExportCache cache;
+
+  /** A builder whose attribute sets are built for this refresh only. */
+  public SnapshotBuilder() {
+    this(new ExportCache());
+  }
+
+  /**
+   * A builder that takes the servers' attribute sets from {@code cache} (kept by the receiver
+   * from one refresh to the next) and builds only those that changed.
+   */
+  public SnapshotBuilder(ExportCache cache) {
+    this.cache = Objects.requireNonNull(cache, "cache");
+  }
 
   /**
    * What one refresh learned about one server.
@@ -98,17 +112,18 @@ public final class SnapshotBuilder {
 
   /** Adds one server, in target order. */
   public void add(Server s) {
-    List<ModelEntry> models = new ArrayList<>(s.models().size());
+    ExportCache.Server cached = cache.server(s.name(), s.engine(), s.pod());
+    List<ModelEntry> models = s.models().isEmpty() ? List.of() : new ArrayList<>(s.models().size());
     for (Map.Entry<String, ServerStats> m : s.models().entrySet()) {
       models.add(new ModelEntry(m.getKey(), s.engine(), s.state(), null, m.getValue()));
-      modelPoints.add(StatsPoint.of(s.name(), s.engine(), m.getKey(), s.pod(), m.getValue()));
+      modelPoints.add(cached.point(m.getKey(), m.getValue()));
     }
     entries.add(new ServerEntry(s.name(), s.engine(), s.url(), s.source(), s.state(), s.error(),
         s.gpus(), s.pids(), s.stats(), models, s.pod()));
-    points.add(StatsPoint.of(s.name(), s.engine(), null, s.pod(), s.stats()));
-    up.put(StatsPoint.upAttributes(s.name(), s.engine(), s.state(), s.pod()), s.down() ? 0L : 1L);
+    points.add(cached.point(null, s.stats()));
+    up.put(cached.up(s.state()), s.down() ? 0L : 1L);
     if (!s.down() && s.engineKnown()) {
-      histograms.addAll(HistogramExports.of(s.name(), s.engine(), s.pod(), s.window()));
+      HistogramExports.addTo(histograms, cached, s.window());
     }
     for (Long pid : s.pids()) {
       if (owners.putIfAbsent(pid, s.name()) == null && s.pod() != null) {
@@ -167,6 +182,7 @@ public final class SnapshotBuilder {
 
   /** The snapshot of every server added, with this refresh's discovery section. */
   public InferenceSnapshot build(DiscoverySection discovery) {
+    cache.endRefresh();
     List<StatsPoint> all = new ArrayList<>(points);
     all.addAll(modelPoints);
     HealthStatus health = unhealthy.isEmpty() ? HealthStatus.healthy() : HealthStatus.unhealthy(unhealthy);

@@ -14,7 +14,7 @@ import java.util.Objects;
  * the model's clock ({@code nanoTime}). An immutable snapshot; take a new one to see later events.
  *
  * <pre>{@code
- * Truth t = replica.truth();
+ * Truth t = Truths.of(replica);
  * double[] ttft = t.values(Kind.TTFT, t.nowNanos() - 60_000_000_000L, t.nowNanos());
  * double p99 = Truth.quantile(ttft, 0.99);
  * Truth.Total itl = t.total(Kind.ITL); // equals the histogram's _count and _sum

@@ -1,0 +1,134 @@
+package dev.gputop.inference.export;
+
+import dev.gputop.config.PodIdentity;
+import dev.gputop.inference.stats.ServerStats;
+import io.opentelemetry.api.common.Attributes;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * What a server's outputs repeat from one refresh to the next: the attribute sets of its gauge
+ * points and {@code up} point, its re-exported histograms' attributes and boundary lists. A
+ * server's attributes change only when its engine, pod or models do, so building them again every
+ * refresh for every server was garbage for the collector; the receiver keeps one cache and hands
+ * it to each refresh's {@link SnapshotBuilder}. Bounded: a server not added in a refresh is
+ * forgotten at its {@link SnapshotBuilder#build build}.
+ *
+ * <p>Not thread-safe: used by the receiver's refresh thread only. The values it hands out are
+ * immutable.
+ */
+public final class ExportCache {
+
+  private Map<String, Server> servers = new HashMap<>();
+  private Map<String, Server> seen = new HashMap<>();
+
+  /** The cached outputs of one server with this engine and pod (new ones when either changed). */
+  Server server(String name, String engine, PodIdentity pod) {
+    Server s = seen.get(name);
+    if (s == null) {
+      s = servers.get(name);
+      if (s == null || !s.engine.equals(engine) || !Objects.equals(s.pod, pod)) {
+        s = new Server(name, engine, pod);
+      }
+      seen.put(name, s);
+    }
+    return s;
+  }
+
+  /** Forgets the servers not asked for since the last call. */
+  void endRefresh() {
+    Map<String, Server> old = servers;
+    servers = seen;
+    old.clear();
+    seen = old;
+  }
+
+  /** One server's cached outputs. */
+  static final class Server {
+    private static final int MAX_MODELS = 256;
+
+    final String name;
+    final String engine;
+    final PodIdentity pod;
+    /** Gauge point attributes by model ("" for the server's total). */
+    private final Map<String, StatsPoint> points = new HashMap<>();
+    private final Map<String, Attributes> up = new HashMap<>();
+    /** Histogram attributes by model ("" when the series name none). */
+    private final Map<String, Map<String, String>> histogramAttributes = new HashMap<>();
+    /** The finite boundaries of a bucket layout, by the window's (shared) bounds array. */
+    private final Map<double[], List<Double>> boundaries = new IdentityHashMap<>();
+
+    Server(String name, String engine, PodIdentity pod) {
+      this.name = name;
+      this.engine = engine;
+      this.pod = pod;
+    }
+
+    /** The point of the server's total ({@code model} null) or of one model, with {@code stats}. */
+    StatsPoint point(String model, ServerStats stats) {
+      String key = model == null ? "" : model;
+      StatsPoint p = points.get(key);
+      if (p == null) {
+        if (points.size() >= MAX_MODELS) {
+          points.clear();
+        }
+        p = StatsPoint.of(name, engine, model, pod, ServerStats.EMPTY);
+        points.put(key, p);
+      }
+      return new StatsPoint(p.attributes(), p.p50(), p.p90(), p.p99(), p.slo(), stats);
+    }
+
+    Attributes up(String state) {
+      return up.computeIfAbsent(state, s -> StatsPoint.upAttributes(name, engine, s, pod));
+    }
+
+    Map<String, String> histogramAttributes(String model) {
+      Map<String, String> a = histogramAttributes.get(model);
+      if (a == null) {
+        if (histogramAttributes.size() >= MAX_MODELS) {
+          histogramAttributes.clear();
+        }
+        Map<String, String> m = new LinkedHashMap<>();
+        m.put("server", name);
+        m.put("engine", engine);
+        m.put("gen_ai.provider.name", engine);
+        if (!model.isEmpty()) {
+          m.put("gen_ai.request.model", model);
+        }
+        if (pod != null) {
+          m.putAll(pod.attributes());
+        }
+        a = Map.copyOf(m);
+        histogramAttributes.put(model, a);
+      }
+      return a;
+    }
+
+    /**
+     * The finite upper bounds of {@code bounds} as the exported boundaries: "1" and "1.0" (equal
+     * neighbours) are one boundary, the {@code +Inf} bucket is implicit.
+     */
+    List<Double> boundaries(double[] bounds) {
+      List<Double> b = boundaries.get(bounds);
+      if (b == null) {
+        if (boundaries.size() >= 8) {
+          boundaries.clear(); // layouts changed (restarts): keep only the current ones
+        }
+        List<Double> out = new ArrayList<>(bounds.length);
+        for (int i = 0; i < bounds.length - 1; i++) {
+          if (i == 0 || bounds[i] != bounds[i - 1]) {
+            out.add(bounds[i]);
+          }
+        }
+        b = List.copyOf(out);
+        boundaries.put(bounds, b);
+      }
+      return b;
+    }
+  }
+}
