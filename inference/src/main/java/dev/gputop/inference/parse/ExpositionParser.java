@@ -34,14 +34,19 @@ import java.util.concurrent.ThreadLocalRandom;
  * server usually repeats the previous one line for line with new values, so most lines are
  * recognized by one byte comparison against the predicted key, and only the value is parsed: no
  * strings, label sets or family names are built again. The cache is emptied when it holds more
- * than 65,536 entries or 16 MiB of
- * keys, so a server that invents new series on every scrape costs time, not memory.
+ * than 65,536 entries or 16 MiB of keys, so a server that invents new series on every scrape
+ * costs time, not memory. What servers write alike (strings, label sets, key bytes, bounds) is
+ * kept in {@link ParserTables} that the parsers of one receiver share; the parser itself keeps
+ * only its cache entries, and nothing of the body between parses.
  *
  * <p>Not thread-safe: an instance is used by one thread at a time (one per scraped server, on the
- * inference receiver's refresh thread, after the scrape cycle fetched the bytes). The {@link Exposition}s it returns are immutable and can be shared.
+ * inference receiver's refresh thread, after the scrape cycle fetched the bytes), and parsers
+ * sharing tables parse one at a time. The {@link Exposition}s it returns are immutable and can be
+ * shared.
  *
  * <pre>{@code
- * ExpositionParser parser = new ExpositionParser(ParserLimits.defaults());
+ * ParserTables tables = new ParserTables(); // one per receiver
+ * ExpositionParser parser = new ExpositionParser(ParserLimits.defaults(), tables); // per server
  * Exposition exposition = parser.parse(body, 0, length);
  * MetricFamily running = exposition.family("vllm:num_requests_running");
  * }</pre>
