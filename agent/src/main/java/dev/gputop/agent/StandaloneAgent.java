@@ -21,10 +21,13 @@ final class StandaloneAgent implements AutoCloseable {
   /** Most of it goes to the last export, the point of a graceful stop. */
   static final Duration FLUSH_BUDGET = Duration.ofMillis(3000);
 
+  /** The SDK's shutdown gets at least this, even when less of the budget is left. */
+  static final Duration SHUTDOWN_FLOOR = Duration.ofMillis(200);
+
   /** Standalone stop: the listener stops in parallel, the report says what didn't finish in time. */
   private static final AgentLifecycle.StopPolicy STOP_POLICY =
-      new AgentLifecycle.StopPolicy(STOP_BUDGET, Duration.ofMillis(500), FLUSH_BUDGET, Duration.ofMillis(200),
-          Duration.ofMillis(200), true, logger, Level.INFO, true);
+      new AgentLifecycle.StopPolicy(STOP_BUDGET, Duration.ofMillis(500), FLUSH_BUDGET, SHUTDOWN_FLOOR,
+          SHUTDOWN_FLOOR, true, logger, Level.INFO, true);
 
   private final AgentLifecycle lifecycle;
 

@@ -82,6 +82,60 @@ final class AgentProcess implements AutoCloseable {
     return process.exitValue();
   }
 
+  /**
+   * Sends SIGTERM and waits for the exit (an event: the limit only ends a test that would hang);
+   * returns the milliseconds from the signal to the exit.
+   */
+  long terminate() throws Exception {
+    long t0 = System.nanoTime();
+    process.destroy(); // SIGTERM
+    waitFor(Duration.ofSeconds(60));
+    return (System.nanoTime() - t0) / 1_000_000;
+  }
+
+  /**
+   * How long a JVM that does nothing ({@link HostApp}, started and serving) takes from SIGTERM to
+   * its exit, measured now: the JVM's own part of any exit (running its shutdown machinery,
+   * stopping, being reaped by the OS), which a loaded machine stretches well beyond what a fixed
+   * bound could guess.
+   */
+  static long idleJvmExitMillis(Path workDir) throws Exception {
+    Path classes = Path.of(HostApp.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+    Path out = Files.createTempFile(workDir, "idle-jvm", ".out");
+    Process idle = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "-cp", classes.toString(), HostApp.class.getName(), workDir.resolve("never").toString())
+        .redirectErrorStream(true).redirectOutput(out.toFile()).start();
+    try {
+      long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+      while (!Files.readString(out).contains(HostApp.SERVING)) {
+        if (System.nanoTime() > deadline || !idle.isAlive()) {
+          throw new AssertionError("idle JVM never served: " + Files.readString(out));
+        }
+        Thread.sleep(20);
+      }
+      long t0 = System.nanoTime();
+      idle.destroy(); // SIGTERM
+      if (!idle.waitFor(60, TimeUnit.SECONDS)) {
+        throw new AssertionError("idle JVM did not exit within 60 s of SIGTERM");
+      }
+      return (System.nanoTime() - t0) / 1_000_000;
+    } finally {
+      idle.destroyForcibly();
+    }
+  }
+
+  /**
+   * The longest an agent may take from SIGTERM to its exit, given the idle JVM's exit measured at
+   * the same time: on top of that, the stop's budget ({@link StandaloneAgent#STOP_BUDGET}: every
+   * step is bounded by its share) plus the floor the SDK's shutdown always gets ({@link
+   * StandaloneAgent#SHUTDOWN_FLOOR}). The agent reports its own stop time only through
+   * java.util.logging, whose handlers the JVM closes in a shutdown hook of its own, so the line is
+   * not there to read.
+   */
+  static long maxExitMillis(long idleJvmExitMillis) {
+    return StandaloneAgent.STOP_BUDGET.plus(StandaloneAgent.SHUTDOWN_FLOOR).toMillis() + idleJvmExitMillis;
+  }
+
   String out() throws IOException {
     return Files.readString(stdout, StandardCharsets.UTF_8);
   }

@@ -53,6 +53,8 @@ import org.junit.jupiter.api.io.TempDir;
 class AttachIT {
 
   private static final Pattern ENTRY = Pattern.compile("(premain|agentmain) took (\\d+\\.\\d+) ms");
+  private static final Pattern STARTED =
+      Pattern.compile("premain took (\\d+\\.\\d+) ms; the start took (\\d+\\.\\d+) ms on its own thread");
   private static final Pattern LISTENER = Pattern.compile("listener (http://[0-9.:]+)");
   private static final String CUSTOMIZER_SPI =
       "io.opentelemetry.sdk.autoconfigure.spi.AutoConfigurationCustomizerProvider";
@@ -107,9 +109,16 @@ class AttachIT {
     Matcher entry = ENTRY.matcher(host.err());
     assertThat(entry.find()).as(host.err()).isTrue();
     assertThat(entry.group(1)).isEqualTo("premain");
-    double premainMs = Double.parseDouble(entry.group(2));
-    System.out.println("[AttachIT] premain kept the application's main thread " + premainMs + " ms");
-    assertThat(premainMs).as("premain, ms").isLessThan(200);
+    Matcher started = STARTED.matcher(host.err());
+    assertThat(started.find()).as(host.err()).isTrue();
+    double premainMs = Double.parseDouble(started.group(1));
+    double startMs = Double.parseDouble(started.group(2));
+    System.out.println("[AttachIT] premain kept the application's main thread " + premainMs
+        + " ms; the start took " + startMs + " ms on its own thread");
+    // premain must hand the start (configuration, SDK, receivers) to its thread, not do it on the
+    // application's: both are timed in the same JVM at the same moment, so however loaded the
+    // machine is, doing the start in premain would make premain at least as long as the start.
+    assertThat(premainMs).as("premain, ms, vs the start on its own thread").isLessThan(startMs);
 
     // The listener runs inside the host too.
     Matcher listener = LISTENER.matcher(host.err());

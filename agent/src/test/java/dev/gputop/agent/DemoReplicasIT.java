@@ -298,7 +298,7 @@ class DemoReplicasIT {
   }
 
   @Test
-  void sigterm_flushesTheLatestValuesOverOtlpAndExitsWithin5s() throws Exception {
+  void sigterm_flushesTheLatestValuesOverOtlpAndStopsWithinItsBudget() throws Exception {
     // A second agent whose periodic export would come only after 10 minutes: whatever reaches
     // this receiver was sent by the flush on SIGTERM.
     try (OtlpHttpReceiver flushed = new OtlpHttpReceiver()) {
@@ -315,11 +315,11 @@ class DemoReplicasIT {
         }
         assertThat(flushed.requests).isEmpty();
 
-        long t0 = System.nanoTime();
-        second.process.destroy(); // SIGTERM
-        second.waitFor(Duration.ofSeconds(10));
-        long ms = (System.nanoTime() - t0) / 1_000_000;
-        assertThat(ms).as("exit after SIGTERM, ms").isLessThan(5000);
+        long idleMs = AgentProcess.idleJvmExitMillis(dir);
+        long exitMs = second.terminate();
+        System.out.println("[DemoReplicasIT] exit " + exitMs + " ms after SIGTERM; an idle JVM's " + idleMs + " ms");
+        assertThat(exitMs).as("exit after SIGTERM, ms (an idle JVM: " + idleMs + " ms); stderr:\n" + second.err())
+            .isLessThanOrEqualTo(AgentProcess.maxExitMillis(idleMs));
       }
       assertThat(flushed.latest("gputop.inference.up")).as("flushed on SIGTERM").isNotEmpty();
     }

@@ -108,7 +108,7 @@ class ShadedJarIT {
   }
 
   @Test
-  void run_servesTheListenerAndExitsWithin5sOfSigterm() throws Exception {
+  void run_servesTheListenerAndStopsWithinItsBudgetOnSigterm() throws Exception {
     Path f = dir.resolve("agent.yaml");
     Files.writeString(f, "listen: 127.0.0.1:0\nrefresh:\n  normal: 500ms\nnvml:\n  enabled: false\n"
         + "inference:\n  discovery:\n    enabled: false\n");
@@ -132,11 +132,11 @@ class ShadedJarIT {
       assertThat(health.statusCode()).as(health.body()).isEqualTo(200);
       assertThat(json.readTree(health.body()).get("status").asText()).isEqualTo("ok");
 
-      long t0 = System.nanoTime();
-      p.process.destroy(); // SIGTERM
-      p.waitFor(Duration.ofSeconds(10));
-      long ms = (System.nanoTime() - t0) / 1_000_000;
-      assertThat(ms).as("exit after SIGTERM, ms").isLessThan(5000);
+      long idleMs = AgentProcess.idleJvmExitMillis(dir);
+      long exitMs = p.terminate();
+      System.out.println("[ShadedJarIT] exit " + exitMs + " ms after SIGTERM; an idle JVM's " + idleMs + " ms");
+      assertThat(exitMs).as("exit after SIGTERM, ms (an idle JVM: " + idleMs + " ms); stderr:\n" + p.err())
+          .isLessThanOrEqualTo(AgentProcess.maxExitMillis(idleMs));
     }
   }
 }

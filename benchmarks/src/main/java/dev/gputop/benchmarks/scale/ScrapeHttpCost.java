@@ -23,8 +23,9 @@ import java.util.Locale;
  * </pre>
  *
  * Arguments: endpoints (default 100), measured cycles (default 200; as many again warm up), and
- * the client: {@code scraper} (the agent's {@link HttpScraper}, on the JDK's
- * {@code java.net.http}), {@code urlconnection} (the JDK's {@code HttpURLConnection}, blocking,
+ * the client: {@code scraper} (the agent's {@link HttpScraper}, on Eclipse Jetty's
+ * {@code HttpClient} since issue 12; before, on the JDK's {@code java.net.http}),
+ * {@code urlconnection} (the JDK's {@code HttpURLConnection}, blocking,
  * 8 threads) or {@code jetty} (Eclipse Jetty 12's {@code HttpClient}, 8 requests in flight), the
  * last two only to compare what the exchange itself costs.
  */

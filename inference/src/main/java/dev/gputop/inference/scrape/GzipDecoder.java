@@ -23,7 +23,7 @@ final class GzipDecoder {
    *     instead of failing; used for error pages, of which only the start is shown
    * @throws ScrapeFailure TOO_LARGE over the limit, IO_ERROR for a corrupt stream
    */
-  static BoundedBodySubscriber.Body decode(byte[] in, int inLength, long limit, boolean truncate)
+  static BodyBuffer.Body decode(byte[] in, int inLength, long limit, boolean truncate)
       throws ScrapeFailure {
     int max = (int) Math.min(limit, Integer.MAX_VALUE - 16);
     byte[] out = new byte[(int) Math.min(Math.max(4L * inLength, 4096), max)];
@@ -62,6 +62,6 @@ final class GzipDecoder {
     } catch (IOException e) {
       throw new ScrapeFailure(Outcome.IO_ERROR, "cannot decompress gzip body: " + e);
     }
-    return new BoundedBodySubscriber.Body(out, length);
+    return new BodyBuffer.Body(out, length);
   }
 }

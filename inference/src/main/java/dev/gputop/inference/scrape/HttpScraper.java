@@ -3,8 +3,6 @@ package dev.gputop.inference.scrape;
 import dev.gputop.config.Endpoint;
 import dev.gputop.config.Clock;
 import dev.gputop.config.ScrapeConfig;
-import dev.gputop.config.TlsConfig;
-import dev.gputop.config.credentials.LazyDefaultSslContext;
 import dev.gputop.inference.scrape.ScrapeResult.Outcome;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.trace.Span;
@@ -16,23 +14,18 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.Semaphore;
-import java.util.concurrent.SynchronousQueue;
-import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * Scrapes inference servers' metrics endpoints over HTTP(S) with {@code java.net.http}, bounded in
- * time, size and concurrency, so that one slow or hostile server never delays the others or the
- * export.
+ * Scrapes inference servers' metrics endpoints over HTTP(S) with Eclipse Jetty's non-blocking
+ * HTTP client, bounded in time, size and concurrency, so that one slow or hostile server never
+ * delays the others or the export, and never holds a thread while it is slow.
  *
  * <p>Every request asks for the Prometheus text format ({@code Accept: text/plain;version=0.0.4})
  * and accepts gzip; whatever content type comes back (OpenMetrics included) is passed on. Limits,
@@ -51,7 +44,10 @@ import java.util.logging.Logger;
  *
  * <p>Each target's headers are sent, and its {@code bearerTokenFile} is read at every scrape as
  * {@code Authorization: Bearer}. Targets with a custom CA, a client certificate or
- * {@code insecureSkipVerify} get an HTTP client of their own, built on first use and cached.
+ * {@code insecureSkipVerify} get an HTTP client of their own, built on first use and cached
+ * ({@link HttpClients}: what every client is set up to do and not to do). Connections are kept
+ * open from one cycle to the next. Once {@link #scrapeAll} has returned, nothing of an exchange
+ * (buffers, body) stays reachable but the results it returned.
  * Failures become results with an {@link Outcome} and a message that names the host, limit or
  * file (never a header value or token), logged as throttled warnings per server.
  *
@@ -74,20 +70,12 @@ public final class HttpScraper implements Scraper {
 
   private static final Logger logger = Logger.getLogger(HttpScraper.class.getName());
 
-  /**
-   * How long past the deadline {@link #scrapeAll} waits for calls to report before it reports
-   * them itself: the deadline timer normally completes them at the deadline.
-   */
-  static final Duration SLACK = Duration.ofMillis(250);
-
   /** A scrape is not started with less time than this left before the deadline. */
   private static final long MIN_START_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
   private final ScrapeConfig config;
   private final Clock clock;
   private final ScrapeTelemetry telemetry;
-  private final ThreadPoolExecutor httpExecutor;
-  private final ScheduledThreadPoolExecutor timer;
   private final HttpClients clients;
   private final Semaphore slots;
   private final Set<ScrapeCall> running = ConcurrentHashMap.newKeySet();
@@ -107,25 +95,17 @@ public final class HttpScraper implements Scraper {
     this.clock = Objects.requireNonNull(clock, "clock");
     this.failureLog = new ScrapeFailureLog(logger, clock);
     this.telemetry = new ScrapeTelemetry(Objects.requireNonNull(openTelemetry, "openTelemetry"));
-    // The HTTP clients' own work (TLS, body delivery, our callbacks): idle threads end soon,
-    // so a closed scraper leaves none behind for long.
-    this.httpExecutor = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 10, TimeUnit.SECONDS,
-        new SynchronousQueue<>(), daemonThreads("gputop-scrape-http-"));
-    this.timer = new ScheduledThreadPoolExecutor(1, daemonThreads("gputop-scrape-deadline-"));
-    this.timer.setRemoveOnCancelPolicy(true);
     // Connecting gets three quarters of the budget: enough for any reachable server, and a
     // connect that can't complete (a firewall dropping packets) is then reported as such rather
     // than as a server that did not answer.
-    this.clients = new HttpClients(connectTimeout(config.timeout()), httpExecutor);
+    this.clients = new HttpClients(connectTimeout(config.timeout()));
     this.slots = new Semaphore(config.concurrency());
-    // The default client is what nearly every target uses. Building it initializes the HTTP
-    // client, ~0.1 s on a cold JVM: do it now rather than inside the first scrape's deadline.
-    // (JSSE is left for the first https target; see prepareTls.)
-    try {
-      clients.get(TlsConfig.defaults());
-    } catch (ScrapeFailure | RuntimeException e) {
-      logger.log(Level.FINE, "Could not prepare the default HTTP client; will retry per scrape", e);
-    }
+    // The default client is what nearly every target uses. Starting it and its first exchange
+    // load the HTTP client's classes, most of a second on a cold JVM on a busy node: done on a
+    // thread of its own now, overlapping the rest of the start, rather than inside the first
+    // cycle's deadline, which waits for it. (JSSE is left for the first https target; see
+    // prepareTls.)
+    clients.startInBackground();
   }
 
   /**
@@ -134,7 +114,7 @@ public final class HttpScraper implements Scraper {
    * from that scrape's deadline. Scrapes of http:// targets never initialize it.
    */
   private void prepareTls(List<Endpoint> targets) {
-    LazyDefaultSslContext tls = clients.defaultTls();
+    DeferredSslContextFactory tls = clients.defaultTls();
     if (tls.initialized()) {
       return;
     }
@@ -156,7 +136,8 @@ public final class HttpScraper implements Scraper {
 
   /**
    * Scrapes every target, at most {@code concurrency} at once, and returns one result per target
-   * in the same order, within {@code timeout} (plus a fraction of a second) of the call. A target
+   * in the same order, within {@code timeout} of the call (plus the moment it takes to end the
+   * scrapes still running then). A target
    * still waiting for a free slot at the deadline fails with {@link Outcome#TIMEOUT}. Never
    * throws; if the calling thread is interrupted, the scrapes still running are ended and the
    * interrupt flag is kept.
@@ -179,11 +160,14 @@ public final class HttpScraper implements Scraper {
   }
 
   private List<ScrapeResult> scrape(List<Endpoint> targets) {
+    clients.awaitReady();
     prepareTls(targets);
     long deadline = System.nanoTime() + config.timeout().toNanos();
     Span cycle = telemetry.startCycle(targets.size());
     List<ScrapeCall> calls = new ArrayList<>(targets.size());
-    List<CompletableFuture<ScrapeCall.Completed>> reported = new ArrayList<>(targets.size());
+    // Per call, what must have run before scrapeAll returns: the telemetry, and for a started
+    // call its slot's release and the backoff's record (so the next cycle sees both).
+    List<CompletableFuture<?>> reported = new ArrayList<>(targets.size());
     boolean interrupted = false;
     for (Endpoint target : targets) {
       ScrapeCall call = new ScrapeCall(target, config, clock, deadline);
@@ -232,36 +216,43 @@ public final class HttpScraper implements Scraper {
         continue;
       }
       running.add(call);
-      call.completion().whenComplete((completed, error) -> {
+      CompletableFuture<?> released = call.completion().whenComplete((completed, error) -> {
         running.remove(call);
         slots.release();
         backoff.record(target, completed, clock.nanoTime());
       });
+      reported.set(reported.size() - 1,
+          CompletableFuture.allOf(reported.get(reported.size() - 1), released));
       warnIfInsecure(target);
       span.set(telemetry.startScrape(cycle, target));
-      call.start(clients, timer);
+      call.start(clients);
     }
     List<ScrapeResult> results = new ArrayList<>(targets.size());
-    long waitUntil = deadline + SLACK.toNanos();
     for (int i = 0; i < calls.size(); i++) {
       ScrapeCall call = calls.get(i);
       if (!interrupted) {
         try {
-          reported.get(i).get(Math.max(0, waitUntil - System.nanoTime()), TimeUnit.NANOSECONDS);
+          call.completion().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
         } catch (InterruptedException e) {
           interrupted = true;
         } catch (TimeoutException | ExecutionException e) {
-          // Reported below: the call is ended now if it has not ended by itself.
+          // Ended below.
         }
       }
-      // Late (never expected: the deadline timer ends every call) or interrupted: end it now.
+      // Each request's own timeout ends it at the deadline too; whichever comes first reports
+      // the same thing. Both are no-ops for a call that has ended.
       if (interrupted) {
         call.abort("interrupted");
       } else {
-        call.abort(Outcome.TIMEOUT, "timed out after " + Formats.duration(config.timeout())
-            + " (no result by the deadline)");
+        call.onDeadline();
       }
       ScrapeCall.Completed completed = call.completion().join();
+      try {
+        // Run by whichever thread completed the call, maybe a moment after the caller woke.
+        reported.get(i).join();
+      } catch (RuntimeException e) {
+        logger.log(Level.FINE, "Recording a scrape's telemetry failed", e);
+      }
       results.add(completed.result());
     }
     telemetry.endCycle(cycle, results);
@@ -280,10 +271,7 @@ public final class HttpScraper implements Scraper {
     for (ScrapeCall call : running) {
       call.abort("scraper is closed");
     }
-    timer.shutdownNow();
-    clients.clear();
-    // The HTTP executor is not shut down: a client still finishing a cancelled exchange would
-    // have its last tasks rejected. Its idle threads end after 10s.
+    clients.close();
   }
 
   static Duration connectTimeout(Duration timeout) {
@@ -295,7 +283,7 @@ public final class HttpScraper implements Scraper {
     return clients.defaultTls().initialized();
   }
 
-  /** How many HTTP clients are cached (one per distinct TLS setting), for tests. */
+  /** How many HTTP clients are started (one per distinct TLS setting), for tests. */
   int clientCount() {
     return clients.size();
   }
@@ -311,14 +299,5 @@ public final class HttpScraper implements Scraper {
   private ScrapeResult failed(Endpoint target, Outcome outcome, String message) {
     return new ScrapeResult(
         target, outcome, null, 0, null, clock.epochNanos(), clock.nanoTime(), 0, message);
-  }
-
-  private static ThreadFactory daemonThreads(String prefix) {
-    AtomicInteger n = new AtomicInteger();
-    return runnable -> {
-      Thread thread = new Thread(runnable, prefix + n.incrementAndGet());
-      thread.setDaemon(true);
-      return thread;
-    };
   }
 }

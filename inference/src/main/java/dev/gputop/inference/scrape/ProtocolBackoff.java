@@ -7,11 +7,12 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Backs off from servers that answer with something that is not HTTP (an endless or malformed
- * header section, a garbage status line). The JDK's HTTP client fails such a response without
- * closing its connection, so every scrape of a server that keeps doing it would leave one more
- * socket open. After such a response the server is not scraped again for 30s, then 1, 2, 4 and
- * at most 10 minutes while it keeps doing it; its results meanwhile repeat the last error. A
- * valid response ends the backoff. Thread-safe.
+ * header section, a garbage status line). Such a response fails at once and its connection is
+ * closed, but whatever answers like that is not an HTTP metrics server (an SSH port, a wrong
+ * service), and asking it again every cycle would only repeat the error and its log line. After
+ * such a response the server is not scraped again for 30s, then 1, 2, 4 and at most 10 minutes
+ * while it keeps doing it; its results meanwhile repeat the last error. A valid response ends the
+ * backoff. Thread-safe.
  */
 final class ProtocolBackoff {
 

@@ -4,43 +4,52 @@ import dev.gputop.config.Endpoint;
 import dev.gputop.config.Clock;
 import dev.gputop.config.ScrapeConfig;
 import dev.gputop.inference.scrape.ScrapeResult.Outcome;
+import java.io.EOFException;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.NoRouteToHostException;
-import java.net.ProtocolException;
+import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.net.UnknownHostException;
-import java.net.http.HttpClient;
-import java.net.http.HttpConnectTimeoutException;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.net.http.HttpTimeoutException;
+import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
 import java.nio.channels.UnresolvedAddressException;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Future;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLHandshakeException;
+import org.eclipse.jetty.client.HttpClient;
+import org.eclipse.jetty.client.HttpResponseException;
+import org.eclipse.jetty.client.Request;
+import org.eclipse.jetty.client.Response;
+import org.eclipse.jetty.client.Result;
+import org.eclipse.jetty.http.HttpException;
+import org.eclipse.jetty.http.HttpFields;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.HttpMethod;
 
 /**
- * One scrape of one target, from request to {@link ScrapeResult}: sends the request, follows
- * same-host redirects, collects the body within its limits, inflates gzip, and maps every failure
- * to an outcome with a message a person can act on.
+ * One scrape of one target, from request to {@link ScrapeResult}: sends the request through
+ * Jetty's non-blocking {@link HttpClient}, follows same-host redirects, collects the body within
+ * its limits, inflates gzip, and maps every failure to an outcome with a message a person can act
+ * on.
  *
- * <p>The whole call, redirects included, has one deadline. A timer completes the call with
- * {@link Outcome#TIMEOUT} when it passes and closes the connection, however the server behaves
- * (silent, or trickling one byte a second): the HTTP client's own request timeout only covers
- * the wait for response headers.
+ * <p>The whole call, redirects included, has one deadline: each request's total timeout is the
+ * time left until it (Jetty's timeout covers connecting, sending, the headers and the body, so a
+ * server that trickles one byte a second is cut off at the deadline, not merely when it pauses),
+ * and the scraper ends whatever is still running a moment later. Ending a call aborts its
+ * request, which closes the connection.
  *
  * <p>Completed exactly once, by whichever comes first: the response, a failure, the deadline or
- * {@link #abort}. Callbacks run on the HTTP client's executor and the timer thread; the fields
- * they share are volatile and the result is published through a {@link CompletableFuture}.
+ * {@link #abort}. Callbacks run on the HTTP client's threads (serially for one exchange); the
+ * fields they share with {@link #abort} are volatile and the result is published through a
+ * {@link CompletableFuture}. Once completed, the call drops its request and buffers, so nothing
+ * of the exchange outlives the result.
  */
 final class ScrapeCall {
 
@@ -58,12 +67,31 @@ final class ScrapeCall {
   static final int SNIPPET_CHARS = 200;
 
   /**
+   * Request headers a target may not set: the client writes them from the URL and the exchange
+   * itself (java.net.http, which the scraper used before, refused the same set, so a configuration
+   * that worked then works now).
+   */
+  private static final Set<String> RESERVED_HEADERS =
+      Set.of("connection", "content-length", "expect", "host", "upgrade", "transfer-encoding");
+
+  /**
    * A finished call: the result plus what only the telemetry and the backoff need.
    *
    * @param protocolViolation the response was not valid HTTP
    */
   record Completed(
       ScrapeResult result, int statusCode, long transferredBytes, boolean protocolViolation) {}
+
+  /** Ends an error page's exchange once its start is kept; never reported. */
+  private static final class Truncated extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    Truncated() {
+      super("error page truncated", null, false, false);
+    }
+  }
+
+  private static final Truncated TRUNCATED = new Truncated();
 
   private final Endpoint target;
   private final ScrapeConfig config;
@@ -75,16 +103,16 @@ final class ScrapeCall {
 
   private volatile HttpClient client;
   private volatile String token;
-  private volatile CompletableFuture<HttpResponse<BoundedBodySubscriber.Body>> inFlight;
-  private volatile BoundedBodySubscriber subscriber;
-  private volatile Future<?> deadlineTask;
+  private volatile Request request;
+  private volatile Exchange exchange;
   private volatile URI currentUri;
   private volatile int statusCode;
+  private volatile long transferred;
   private volatile boolean protocolViolation;
 
   /**
    * @param deadlineNanos when the call must be finished, on the {@link System#nanoTime()} scale
-   *     (the timer's scale; the clock only stamps the result)
+   *     (the clock only stamps the result)
    */
   ScrapeCall(Endpoint target, ScrapeConfig config, Clock clock, long deadlineNanos) {
     this.target = target;
@@ -106,25 +134,19 @@ final class ScrapeCall {
   }
 
   /** Starts the call; returns at once (reads the token and TLS files on the caller's thread). */
-  CompletableFuture<Completed> start(HttpClients clients, ScheduledExecutorService timer) {
+  CompletableFuture<Completed> start(HttpClients clients) {
     // The duration measures the scrape itself, not the wait for a free slot.
     startEpochNanos = clock.epochNanos();
     startNanos = clock.nanoTime();
     try {
       // The URL is http(s) with a host: an Endpoint can't be built otherwise.
+      checkHeaders(target.headers());
       client = clients.get(target.tls());
       if (target.bearerTokenFile() != null) {
         token = BearerTokens.read(target.bearerTokenFile());
       }
     } catch (ScrapeFailure f) {
       fail(f);
-      return completion;
-    }
-    long delay = deadlineNanos - System.nanoTime();
-    try {
-      deadlineTask = timer.schedule(this::onDeadline, Math.max(delay, 0), TimeUnit.NANOSECONDS);
-    } catch (RejectedExecutionException e) {
-      abort("scraper is closed");
       return completion;
     }
     send(target.url(), 0);
@@ -138,147 +160,217 @@ final class ScrapeCall {
 
   /** Ends the call now, if it is still running (never started, or the scraper is closing). */
   void abort(Outcome outcome, String message) {
-    if (finish(outcome, null, null, message)) {
-      cancelInFlight();
+    Request r = request;
+    if (finish(outcome, null, null, message) && r != null) {
+      r.abort(new ScrapeFailure(outcome, message));
     }
   }
 
   private void send(URI uri, int hop) {
     currentUri = uri;
-    subscriber = null;
+    exchange = null;
     statusCode = 0;
     long remaining = deadlineNanos - System.nanoTime();
     if (remaining <= 0) {
-      onDeadline();
+      finish(Outcome.TIMEOUT, null, null, deadlineMessage(null));
       return;
     }
-    HttpRequest request;
+    Request r;
     try {
-      request = request(uri, Duration.ofNanos(remaining));
-    } catch (ScrapeFailure f) {
-      fail(f);
+      r = client.newRequest(uri);
+    } catch (IllegalArgumentException e) {
+      // Not the client's message: it quotes the URL, whose query may hold a secret.
+      fail(new ScrapeFailure(Outcome.IO_ERROR, "the HTTP client rejects this URL"));
       return;
     }
-    CompletableFuture<HttpResponse<BoundedBodySubscriber.Body>> future;
+    Exchange ex = new Exchange(uri, hop);
+    r.method(HttpMethod.GET)
+        // Rounded up: a timeout of 0 would be none at all.
+        .timeout(TimeUnit.NANOSECONDS.toMillis(remaining) + 1, TimeUnit.MILLISECONDS)
+        .headers(this::requestHeaders)
+        .onResponseHeaders(ex::onHeaders)
+        .onResponseContent(ex::onContent);
+    exchange = ex;
+    request = r;
+    if (completion.isDone()) {
+      return; // aborted while the request was being built
+    }
     try {
-      future = client.sendAsync(request, this::bodySubscriber);
+      r.send(ex::onComplete);
     } catch (RuntimeException e) {
       fail(new ScrapeFailure(Outcome.IO_ERROR,
           "cannot send the request: " + e.getClass().getSimpleName()));
-      return;
     }
-    inFlight = future;
-    if (completion.isDone()) {
-      // The deadline passed while the request was being handed over.
-      future.cancel(true);
-      return;
-    }
-    future.whenComplete((response, error) -> onResponse(uri, hop, response, error));
   }
 
-  private HttpRequest request(URI uri, Duration timeout) throws ScrapeFailure {
-    HttpRequest.Builder builder;
-    try {
-      builder = HttpRequest.newBuilder(uri).GET().timeout(timeout);
-    } catch (IllegalArgumentException e) {
-      // Not the JDK's message: it quotes the URL, whose query may hold a secret.
-      throw new ScrapeFailure(Outcome.IO_ERROR, "the HTTP client rejects this URL");
-    }
-    builder.header("Accept", ACCEPT);
-    builder.header("Accept-Encoding", "gzip");
-    builder.header("User-Agent", USER_AGENT);
+  private void requestHeaders(HttpFields.Mutable headers) {
+    headers.put(HttpHeader.ACCEPT, ACCEPT);
+    headers.put(HttpHeader.ACCEPT_ENCODING, "gzip");
     for (Map.Entry<String, String> header : target.headers().entrySet()) {
-      try {
-        builder.setHeader(header.getKey(), header.getValue());
-      } catch (IllegalArgumentException e) {
-        // The JDK's message may quote the value, which may be a secret: name the header only.
-        throw new ScrapeFailure(Outcome.IO_ERROR, "header '" + header.getKey()
+      headers.put(header.getKey(), header.getValue());
+    }
+    if (token != null) {
+      headers.put(HttpHeader.AUTHORIZATION, "Bearer " + token);
+    }
+  }
+
+  /** Refuses headers the client must write itself or that can't be sent, naming only the header. */
+  private static void checkHeaders(Map<String, String> headers) throws ScrapeFailure {
+    for (Map.Entry<String, String> header : headers.entrySet()) {
+      String name = header.getKey();
+      if (RESERVED_HEADERS.contains(name.toLowerCase(Locale.ROOT)) || !isToken(name)
+          || !isFieldValue(header.getValue())) {
+        // The value may be a secret: name the header only.
+        throw new ScrapeFailure(Outcome.IO_ERROR, "header '" + name
             + "' can't be sent: its name is reserved by the HTTP client or its value is invalid");
       }
     }
-    if (token != null) {
-      builder.setHeader("Authorization", "Bearer " + token);
-    }
-    return builder.build();
   }
 
-  /** Chooses how to read the body once the status and headers are known. */
-  private HttpResponse.BodySubscriber<BoundedBodySubscriber.Body> bodySubscriber(
-      HttpResponse.ResponseInfo info) {
-    statusCode = info.statusCode();
-    long contentLength = info.headers().firstValueAsLong("Content-Length").orElse(-1);
-    BoundedBodySubscriber s;
-    if (info.statusCode() / 100 != 2) {
-      // Redirect or error: only the start of the page is shown.
-      s = new BoundedBodySubscriber(ERROR_BODY_BYTES, true, contentLength, null);
-    } else {
-      String limitMessage = "body exceeds " + Formats.size(config.maxBodyBytes()) + " limit";
-      s = new BoundedBodySubscriber(config.maxBodyBytes(), false, contentLength, limitMessage);
-      if (contentLength > config.maxBodyBytes()) {
-        s.reject(new ScrapeFailure(Outcome.TOO_LARGE,
-            limitMessage + " (Content-Length " + contentLength + ")"));
+  private static boolean isToken(String name) {
+    if (name.isEmpty()) {
+      return false;
+    }
+    for (int i = 0; i < name.length(); i++) {
+      char c = name.charAt(i);
+      boolean ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+          || "!#$%&'*+-.^_`|~".indexOf(c) >= 0;
+      if (!ok) {
+        return false;
       }
     }
-    subscriber = s;
-    if (completion.isDone()) {
-      s.cancel();
-    }
-    return s;
+    return true;
   }
 
-  private void onResponse(URI uri, int hop,
-      HttpResponse<BoundedBodySubscriber.Body> response, Throwable error) {
-    if (completion.isDone()) {
-      return;
+  private static boolean isFieldValue(String value) {
+    for (int i = 0; i < value.length(); i++) {
+      char c = value.charAt(i);
+      if ((c < 0x20 && c != '\t') || c == 0x7f || c > 0xff) {
+        return false;
+      }
     }
-    if (error != null) {
-      fail(classify(error, uri, config.timeout(), target.tls().certFile() != null));
-      return;
+    return true;
+  }
+
+  /** One request of the call (the first, or a redirect's): its response as it arrives. */
+  private final class Exchange {
+    private final URI uri;
+    private final int hop;
+    private volatile BodyBuffer body;
+    private boolean errorPage;
+    private boolean truncated;
+
+    Exchange(URI uri, int hop) {
+      this.uri = uri;
+      this.hop = hop;
     }
-    try {
-      int status = response.statusCode();
-      if (isRedirect(status)) {
-        send(redirectTarget(uri, hop, response), hop + 1);
+
+    long received() {
+      BodyBuffer b = body;
+      return b == null ? 0 : b.received();
+    }
+
+    boolean headersReceived() {
+      return body != null;
+    }
+
+    void onHeaders(Response response) {
+      if (completion.isDone()) {
+        response.abort(TRUNCATED);
         return;
       }
-      BoundedBodySubscriber.Body body = response.body();
-      String encoding = response.headers().firstValue("Content-Encoding").orElse("")
-          .trim().toLowerCase(Locale.ROOT);
+      int status = response.getStatus();
+      statusCode = status;
+      long contentLength = response.getHeaders().getLongField(HttpHeader.CONTENT_LENGTH);
       if (status / 100 != 2) {
-        if (isGzip(encoding)) {
-          body = GzipDecoder.decode(body.bytes(), body.length(), ERROR_BODY_BYTES, true);
+        // Redirect or error: only the start of the page is shown.
+        errorPage = true;
+        body = new BodyBuffer(ERROR_BODY_BYTES, contentLength);
+      } else if (contentLength > config.maxBodyBytes()) {
+        body = new BodyBuffer(0, 0);
+        response.abort(new ScrapeFailure(Outcome.TOO_LARGE,
+            limitMessage() + " (Content-Length " + contentLength + ")"));
+      } else {
+        body = new BodyBuffer(config.maxBodyBytes(), contentLength);
+      }
+    }
+
+    void onContent(Response response, ByteBuffer content) {
+      BodyBuffer b = body;
+      if (truncated || b == null) {
+        return;
+      }
+      if (!b.append(content)) {
+        truncated = true;
+        response.abort(errorPage ? TRUNCATED : new ScrapeFailure(Outcome.TOO_LARGE, limitMessage()));
+      }
+    }
+
+    void onComplete(Result result) {
+      try {
+        transferred = received();
+        if (completion.isDone()) {
+          return;
         }
-        String snippet = Formats.snippet(body.bytes(), body.length(), SNIPPET_CHARS);
-        String reason = Formats.reason(status);
-        throw new ScrapeFailure(Outcome.HTTP_ERROR, "HTTP " + status
-            + (reason.isEmpty() ? "" : " " + reason) + " from " + Formats.hostPort(uri)
-            + (snippet.isEmpty() ? "" : ": " + snippet));
+        Throwable failure = result.getFailure();
+        if (failure != null && !(errorPage && truncated && causedBy(failure, Truncated.class))) {
+          fail(failure);
+          return;
+        }
+        Response response = result.getResponse();
+        int status = response.getStatus();
+        HttpFields headers = response.getHeaders();
+        if (isRedirect(status)) {
+          send(redirectTarget(uri, hop, status, headers.get(HttpHeader.LOCATION)), hop + 1);
+          return;
+        }
+        BodyBuffer.Body collected = body.body();
+        String encoding = headers.get(HttpHeader.CONTENT_ENCODING);
+        encoding = encoding == null ? "" : encoding.trim().toLowerCase(Locale.ROOT);
+        if (status / 100 != 2) {
+          if (isGzip(encoding)) {
+            collected = GzipDecoder.decode(
+                collected.bytes(), collected.length(), ERROR_BODY_BYTES, true);
+          }
+          String snippet = Formats.snippet(collected.bytes(), collected.length(), SNIPPET_CHARS);
+          String reason = Formats.reason(status);
+          throw new ScrapeFailure(Outcome.HTTP_ERROR, "HTTP " + status
+              + (reason.isEmpty() ? "" : " " + reason) + " from " + Formats.hostPort(uri)
+              + (snippet.isEmpty() ? "" : ": " + snippet));
+        }
+        if (isGzip(encoding)) {
+          collected = GzipDecoder.decode(
+              collected.bytes(), collected.length(), config.maxBodyBytes(), false);
+        } else if (!encoding.isEmpty() && !encoding.equals("identity")) {
+          throw new ScrapeFailure(Outcome.IO_ERROR,
+              "unsupported Content-Encoding '" + encoding + "' (only gzip was accepted)");
+        }
+        finish(Outcome.SUCCESS, collected, headers.get(HttpHeader.CONTENT_TYPE), null);
+      } catch (ScrapeFailure f) {
+        fail(f);
+      } catch (RuntimeException e) {
+        fail(new ScrapeFailure(Outcome.IO_ERROR, "unexpected error: " + e));
       }
-      if (isGzip(encoding)) {
-        body = GzipDecoder.decode(body.bytes(), body.length(), config.maxBodyBytes(), false);
-      } else if (!encoding.isEmpty() && !encoding.equals("identity")) {
-        throw new ScrapeFailure(Outcome.IO_ERROR,
-            "unsupported Content-Encoding '" + encoding + "' (only gzip was accepted)");
-      }
-      String contentType = response.headers().firstValue("Content-Type").orElse(null);
-      finish(Outcome.SUCCESS, body, contentType, null);
-    } catch (ScrapeFailure f) {
-      fail(f);
-    } catch (RuntimeException e) {
-      fail(new ScrapeFailure(Outcome.IO_ERROR, "unexpected error: " + e));
+    }
+
+    private void fail(Throwable failure) {
+      ScrapeCall.this.fail(classify(failure, uri, config.timeout(),
+          target.tls().certFile() != null, headersReceived(), received()));
     }
   }
 
-  private URI redirectTarget(URI from, int hop, HttpResponse<?> response) throws ScrapeFailure {
-    int status = response.statusCode();
-    Optional<String> location = response.headers().firstValue("Location");
-    if (location.isEmpty() || location.get().isBlank()) {
+  private String limitMessage() {
+    return "body exceeds " + Formats.size(config.maxBodyBytes()) + " limit";
+  }
+
+  private URI redirectTarget(URI from, int hop, int status, String location) throws ScrapeFailure {
+    if (location == null || location.isBlank()) {
       throw new ScrapeFailure(Outcome.HTTP_ERROR,
           "HTTP " + status + " from " + Formats.hostPort(from) + " without a Location header");
     }
     URI to;
     try {
-      to = from.resolve(location.get().trim());
+      to = from.resolve(location.trim());
     } catch (IllegalArgumentException e) {
       throw new ScrapeFailure(Outcome.HTTP_ERROR,
           "HTTP " + status + " from " + Formats.hostPort(from) + " with an invalid Location");
@@ -303,28 +395,25 @@ final class ScrapeCall {
     return to;
   }
 
-  private void onDeadline() {
-    String timeout = Formats.duration(config.timeout());
-    URI uri = currentUri;
-    BoundedBodySubscriber s = subscriber;
-    String message = s == null
-        ? "timed out after " + timeout + " waiting for a response from " + Formats.hostPort(uri)
-        : "timed out after " + timeout + " reading the body from " + Formats.hostPort(uri)
-            + " (" + Formats.size(s.received()) + " received)";
-    if (finish(Outcome.TIMEOUT, null, null, message)) {
-      cancelInFlight();
-    }
+  /** What a call cut off at the deadline reports: where it was and what it had received. */
+  private String deadlineMessage(Exchange ex) {
+    return deadlineMessage(config.timeout(), currentUri,
+        ex != null && ex.headersReceived(), ex == null ? 0 : ex.received());
   }
 
-  private void cancelInFlight() {
-    BoundedBodySubscriber s = subscriber;
-    if (s != null) {
-      s.cancel();
-    }
-    CompletableFuture<?> f = inFlight;
-    if (f != null) {
-      f.cancel(true);
-    }
+  private static String deadlineMessage(
+      Duration timeout, URI uri, boolean headersReceived, long received) {
+    String after = "timed out after " + Formats.duration(timeout);
+    return headersReceived
+        ? after + " reading the body from " + Formats.hostPort(uri)
+            + " (" + Formats.size(received) + " received)"
+        : after + " waiting for a response from " + Formats.hostPort(uri);
+  }
+
+  /** Ends the call at the deadline, if it is still running: the scraper's backstop. */
+  void onDeadline() {
+    Exchange ex = exchange;
+    abort(Outcome.TIMEOUT, deadlineMessage(ex));
   }
 
   private void fail(ScrapeFailure f) {
@@ -332,28 +421,32 @@ final class ScrapeCall {
     finish(f.outcome(), null, null, f.getMessage());
   }
 
-  private boolean finish(Outcome outcome, BoundedBodySubscriber.Body body, String contentType,
+  private boolean finish(Outcome outcome, BodyBuffer.Body body, String contentType,
       String error) {
     if (completion.isDone()) {
       return false;
     }
-    Future<?> task = deadlineTask;
     long duration = clock.nanoTime() - startNanos;
-    BoundedBodySubscriber s = subscriber;
+    Exchange ex = exchange;
+    long bytes = ex == null ? transferred : Math.max(transferred, ex.received());
     ScrapeResult result = new ScrapeResult(target, outcome,
         body == null ? null : body.bytes(), body == null ? 0 : body.length(), contentType,
         startEpochNanos, startNanos, duration, error);
     boolean won = completion.complete(
-        new Completed(result, statusCode, s == null ? 0 : s.received(), protocolViolation));
-    if (won && task != null) {
-      task.cancel(false);
+        new Completed(result, statusCode, bytes, protocolViolation));
+    if (won) {
+      // Nothing of the exchange stays reachable from the call: only the result.
+      request = null;
+      exchange = null;
+      client = null;
+      token = null;
     }
     return won;
   }
 
-  /** Maps what the HTTP client threw to an outcome and a message naming the host. */
+  /** Maps what the HTTP client reported to an outcome and a message naming the host. */
   static ScrapeFailure classify(Throwable error, URI uri, Duration timeout,
-      boolean clientCertificate) {
+      boolean clientCertificate, boolean headersReceived, long received) {
     String host = Formats.hostPort(uri);
     for (Throwable t = error; t != null; t = t.getCause()) {
       if (t instanceof ScrapeFailure) {
@@ -361,14 +454,20 @@ final class ScrapeCall {
       }
     }
     for (Throwable t = error; t != null; t = t.getCause()) {
-      if (t instanceof HttpConnectTimeoutException) {
+      if (t instanceof SocketTimeoutException && !headersReceived
+          && String.valueOf(t.getMessage()).toLowerCase(Locale.ROOT).contains("connect")) {
         return new ScrapeFailure(Outcome.TIMEOUT, "connect to " + host + " timed out after "
             + Formats.duration(HttpScraper.connectTimeout(timeout)));
       }
-      if (t instanceof HttpTimeoutException) {
+      if (t instanceof TimeoutException || t instanceof SocketTimeoutException) {
+        // The request's total timeout: the cycle's deadline.
         return new ScrapeFailure(Outcome.TIMEOUT,
-            "timed out after " + Formats.duration(timeout)
-                + " waiting for a response from " + host);
+            deadlineMessage(timeout, uri, headersReceived, received));
+      }
+      if (t instanceof HttpException) {
+        String reason = ((HttpException) t).getReason();
+        return new ScrapeFailure(Outcome.IO_ERROR, "invalid HTTP response from " + host + ": "
+            + (reason == null ? "bad response" : reason), true);
       }
       if (t instanceof SSLHandshakeException) {
         return new ScrapeFailure(Outcome.TLS_ERROR,
@@ -384,17 +483,19 @@ final class ScrapeCall {
       if (t instanceof NoRouteToHostException) {
         return new ScrapeFailure(Outcome.CONNECT_ERROR, "no route to host " + host);
       }
-      if (t instanceof ProtocolException) {
-        return new ScrapeFailure(Outcome.IO_ERROR,
-            "invalid HTTP response from " + host + ": " + t.getMessage(), true);
-      }
       if (t instanceof ConnectException) {
         String message = t.getMessage();
         if (message == null || message.toLowerCase(Locale.ROOT).contains("refused")) {
           return new ScrapeFailure(Outcome.CONNECT_ERROR, "connect to " + host + " refused");
         }
         return new ScrapeFailure(Outcome.CONNECT_ERROR,
-            "connect to " + host + " failed: " + message);
+            "connect to " + host + " failed: " + safeMessage(t));
+      }
+    }
+    for (Throwable t = error; t != null; t = t.getCause()) {
+      if (t instanceof HttpResponseException) {
+        return new ScrapeFailure(Outcome.IO_ERROR,
+            "invalid HTTP response from " + host + ": bad response", true);
       }
     }
     Throwable root = error;
@@ -403,23 +504,50 @@ final class ScrapeCall {
             || root instanceof java.util.concurrent.ExecutionException)) {
       root = root.getCause();
     }
-    String message =
-        root.getMessage() == null ? root.getClass().getSimpleName() : root.getMessage();
+    String message = safeMessage(root);
+    String lower = message.toLowerCase(Locale.ROOT);
+    if (root instanceof EOFException || root instanceof ClosedChannelException
+        || (root instanceof IOException && (lower.contains("closed") || lower.contains("eof")
+            || lower.contains("reset") || lower.contains("broken pipe")))) {
+      // Over TLS 1.3 a server that wants a client certificate checks it after the handshake
+      // and just hangs up: this is all the client gets to see.
+      String hint = "https".equalsIgnoreCase(uri.getScheme()) && !clientCertificate
+          ? "; if the server requires a client certificate, set tls.certFile and tls.keyFile"
+          : "";
+      return new ScrapeFailure(Outcome.IO_ERROR, "connection to " + host
+          + " closed before the response was complete (" + message + ")" + hint);
+    }
     if (root instanceof IOException) {
-      String lower = message.toLowerCase(Locale.ROOT);
-      if (lower.contains("closed") || lower.contains("eof") || lower.contains("reset")
-          || lower.contains("bytes received") || lower.contains("no bytes")) {
-        // Over TLS 1.3 a server that wants a client certificate checks it after the handshake
-        // and just hangs up: this is all the client gets to see.
-        String hint = "https".equalsIgnoreCase(uri.getScheme()) && !clientCertificate
-            ? "; if the server requires a client certificate, set tls.certFile and tls.keyFile"
-            : "";
-        return new ScrapeFailure(Outcome.IO_ERROR, "connection to " + host
-            + " closed before the response was complete (" + message + ")" + hint);
-      }
       return new ScrapeFailure(Outcome.IO_ERROR, "I/O error with " + host + ": " + message);
     }
     return new ScrapeFailure(Outcome.IO_ERROR, "scrape of " + host + " failed: " + message);
+  }
+
+  /**
+   * The exception's message if it is short and plain, else a description of its type: Jetty's
+   * messages often carry a dump of the connection's state.
+   */
+  private static String safeMessage(Throwable t) {
+    String message = t.getMessage();
+    if (t instanceof EOFException) {
+      return "end of stream";
+    }
+    if (t instanceof ClosedChannelException) {
+      return "connection closed";
+    }
+    if (message == null || message.isBlank() || message.length() > 120 || message.contains("@")) {
+      return t.getClass().getSimpleName();
+    }
+    return message;
+  }
+
+  private static boolean causedBy(Throwable error, Class<? extends Throwable> type) {
+    for (Throwable t = error; t != null; t = t.getCause()) {
+      if (type.isInstance(t)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Turns the JSSE messages people meet most into what to do about them. */

@@ -22,8 +22,8 @@ final class ScrapeFailure extends Exception {
   }
 
   /**
-   * @param protocolViolation the server sent something that is not HTTP; the JDK's client may
-   *     have left the connection open (see {@link ProtocolBackoff})
+   * @param protocolViolation the server sent something that is not HTTP (see {@link
+   *     ProtocolBackoff})
    */
   ScrapeFailure(Outcome outcome, String message, boolean protocolViolation) {
     super(message, null, false, false);

@@ -15,7 +15,7 @@ class GzipDecoderTest {
     byte[] data = "x".repeat(4096).getBytes(StandardCharsets.US_ASCII);
     byte[] gz = HttpScraperTest.gzip(data);
 
-    BoundedBodySubscriber.Body body = GzipDecoder.decode(gz, gz.length, 4096, false);
+    BodyBuffer.Body body = GzipDecoder.decode(gz, gz.length, 4096, false);
 
     assertThat(Arrays.copyOf(body.bytes(), body.length())).isEqualTo(data);
   }
@@ -35,7 +35,7 @@ class GzipDecoderTest {
   void decode_truncating_keepsTheStartOfABomb() throws Exception {
     byte[] gz = HttpScraperTest.gzip(new byte[8 << 20]);
 
-    BoundedBodySubscriber.Body body = GzipDecoder.decode(gz, gz.length, 4096, true);
+    BodyBuffer.Body body = GzipDecoder.decode(gz, gz.length, 4096, true);
 
     assertThat(body.length()).isEqualTo(4096);
   }

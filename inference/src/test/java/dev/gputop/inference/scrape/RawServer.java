@@ -106,6 +106,48 @@ final class RawServer implements AutoCloseable {
     out.flush();
   }
 
+  /**
+   * Waits up to {@code within} for the client to close the connection; true if it did. What a
+   * server does next when it did not is how a test shows that the client would have waited.
+   */
+  static boolean awaitClientClose(Socket socket, java.time.Duration within) throws IOException {
+    long end = System.nanoTime() + within.toNanos();
+    InputStream in = socket.getInputStream();
+    try {
+      while (true) {
+        long left = java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(end - System.nanoTime());
+        if (left <= 0) {
+          return false;
+        }
+        socket.setSoTimeout((int) Math.min(left, Integer.MAX_VALUE));
+        if (in.read() < 0) {
+          return true;
+        }
+      }
+    } catch (java.net.SocketTimeoutException e) {
+      return false;
+    } catch (IOException e) {
+      return true; // reset by the client: also a hang-up
+    } finally {
+      socket.setSoTimeout(0);
+    }
+  }
+
+  /**
+   * Sends {@code bytes} one at a time, evenly spread over {@code total}, so that the last one
+   * leaves at its end; throws once the client hangs up.
+   */
+  static void trickle(Socket socket, byte[] bytes, java.time.Duration total)
+      throws IOException, InterruptedException {
+    OutputStream out = socket.getOutputStream();
+    long pause = Math.max(1, total.toMillis() / Math.max(1, bytes.length));
+    for (byte b : bytes) {
+      out.write(b);
+      out.flush();
+      Thread.sleep(pause);
+    }
+  }
+
   /** Blocks until the client closes the connection (read returns end of stream or fails). */
   static void awaitClientClose(Socket socket) {
     try {
