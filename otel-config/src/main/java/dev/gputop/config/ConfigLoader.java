@@ -1,10 +1,7 @@
 package dev.gputop.config;
 
-import com.fasterxml.jackson.core.JsonLocation;
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.JsonToken;
-import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import dev.gputop.config.internal.YamlTree;
+import dev.gputop.config.internal.YamlTree.Node;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -36,7 +33,6 @@ import java.util.regex.Pattern;
  */
 public final class ConfigLoader {
 
-  private static final YAMLFactory YAML = new YAMLFactory();
   private static final Pattern DURATION = Pattern.compile("(\\d+(?:\\.\\d+)?)(ms|s|m|h)");
   private static final Pattern ENV_REF = Pattern.compile("\\$\\{env:([A-Za-z_][A-Za-z0-9_]*)}");
 
@@ -78,10 +74,10 @@ public final class ConfigLoader {
   public AgentConfig parse(String yaml, Map<String, String> overrides) {
     Node root = readTree(yaml);
     if (root == null) {
-      root = Node.map(1);
+      root = Node.emptyMap(1, "(root)");
     }
-    if (!(root.value instanceof Map)) {
-      throw new ConfigException("(root)", root.line, "expected a mapping of keys");
+    if (!(root.value() instanceof Map)) {
+      throw new ConfigException("(root)", root.line(), "expected a mapping of keys");
     }
     for (Map.Entry<String, String> e : overrides.entrySet()) {
       applyOverride(root, e.getKey(), e.getValue());
@@ -91,79 +87,8 @@ public final class ConfigLoader {
 
   // ---------------------------------------------------------------- tree with line numbers
 
-  /** A YAML value with the line it started on: a Map, a List, a String or null. */
-  private static final class Node {
-    final Object value;
-    final int line;
-
-    Node(Object value, int line) {
-      this.value = value;
-      this.line = line;
-    }
-
-    static Node map(int line) {
-      return new Node(new LinkedHashMap<String, Node>(), line);
-    }
-
-    @SuppressWarnings("unchecked")
-    Map<String, Node> asMap() {
-      return (Map<String, Node>) value;
-    }
-
-    @SuppressWarnings("unchecked")
-    List<Node> asList() {
-      return (List<Node>) value;
-    }
-  }
-
   private static Node readTree(String yaml) {
-    try (JsonParser p = YAML.createParser(yaml)) {
-      JsonToken t = p.nextToken();
-      if (t == null) {
-        return null;
-      }
-      return readValue(p, t, "(root)");
-    } catch (JsonProcessingException e) {
-      JsonLocation loc = e.getLocation();
-      int line = loc == null ? 0 : loc.getLineNr();
-      throw new ConfigException("(syntax)", line, "not valid YAML: " + e.getOriginalMessage());
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
-
-  private static Node readValue(JsonParser p, JsonToken t, String key) throws IOException {
-    int line = p.currentTokenLocation().getLineNr();
-    switch (t) {
-      case START_OBJECT:
-        {
-          Map<String, Node> map = new LinkedHashMap<>();
-          while ((t = p.nextToken()) != JsonToken.END_OBJECT) {
-            String name = p.currentName();
-            int keyLine = p.currentTokenLocation().getLineNr();
-            String child = key.equals("(root)") ? name : key + "." + name;
-            if (map.containsKey(name)) {
-              throw new ConfigException(child, keyLine, "given twice");
-            }
-            Node value = readValue(p, p.nextToken(), child);
-            map.put(name, new Node(value.value, keyLine));
-          }
-          return new Node(map, line);
-        }
-      case START_ARRAY:
-        {
-          List<Node> list = new ArrayList<>();
-          int i = 0;
-          while ((t = p.nextToken()) != JsonToken.END_ARRAY) {
-            list.add(readValue(p, t, key + "[" + i++ + "]"));
-          }
-          return new Node(list, line);
-        }
-      case VALUE_NULL:
-        return new Node(null, line);
-      default:
-        return new Node(p.getText(), line);
-    }
+    return YamlTree.parse(yaml, "(root)", ConfigException::new);
   }
 
   private static void applyOverride(Node root, String key, String value) {
@@ -173,14 +98,14 @@ public final class ConfigLoader {
     String[] parts = key.split("\\.");
     Node cur = root;
     for (int i = 0; i < parts.length - 1; i++) {
-      Node next = cur.asMap().get(parts[i]);
-      if (next == null || !(next.value instanceof Map)) {
-        next = Node.map(0);
-        cur.asMap().put(parts[i], next);
+      Node next = cur.map().get(parts[i]);
+      if (next == null || !(next.value() instanceof Map)) {
+        next = Node.emptyMap(0, String.join(".", java.util.Arrays.copyOf(parts, i + 1)));
+        cur.map().put(parts[i], next);
       }
       cur = next;
     }
-    cur.asMap().put(parts[parts.length - 1], new Node(value, 0));
+    cur.map().put(parts[parts.length - 1], new Node(value, 0, key));
   }
 
   // ---------------------------------------------------------------- reading by the schema
@@ -229,7 +154,7 @@ public final class ConfigLoader {
 
   private AgentConfig build(Node root) {
     ConfigValues values = new ConfigValues("");
-    values.line("", root.line);
+    values.line("", root.line());
     read(root, ROOT, "", values);
     return ConfigSchema.build(values);
   }
@@ -243,12 +168,12 @@ public final class ConfigLoader {
   private void read(Node node, Shape shape, String at, ConfigValues out) {
     String name = at.isEmpty() ? (out.name("").isEmpty() ? "(root)" : trimDot(out.name(""))) : out.name(at);
     Map<String, Node> m = section(node, name, shape.children.keySet());
-    int line = node == null ? 0 : node.line;
+    int line = node == null ? 0 : node.line();
     for (Map.Entry<String, Object> child : shape.children.entrySet()) {
       String path = at.isEmpty() ? child.getKey() : at + "." + child.getKey();
       Node n = m.get(child.getKey());
       if (n != null) {
-        out.line(path, n.line);
+        out.line(path, n.line());
       }
       Object leaf = child.getValue();
       if (leaf instanceof Shape) {
@@ -270,18 +195,18 @@ public final class ConfigLoader {
   }
 
   private void readList(Node node, ConfigSchema.ListKey<?> list, ConfigValues out) {
-    if (node == null || node.value == null) {
+    if (node == null || node.value() == null) {
       return;
     }
     String name = out.name(list.path);
-    if (!(node.value instanceof List)) {
-      throw new ConfigException(name, node.line, "expected a list of " + list.path.substring(list.path.lastIndexOf('.') + 1));
+    if (!(node.value() instanceof List)) {
+      throw new ConfigException(name, node.line(), "expected a list of " + list.path.substring(list.path.lastIndexOf('.') + 1));
     }
     List<ConfigValues> elements = new ArrayList<>();
-    List<Node> nodes = node.asList();
+    List<Node> nodes = node.list();
     for (int i = 0; i < nodes.size(); i++) {
       ConfigValues element = new ConfigValues(name + "[" + i + "].");
-      element.line("", nodes.get(i).line);
+      element.line("", nodes.get(i).line());
       read(nodes.get(i), elementShape(list), "", element);
       elements.add(element);
     }
@@ -301,70 +226,70 @@ public final class ConfigLoader {
     if (key.type instanceof ConfigType.SecretMap) {
       return secrets(node, name, key.type);
     }
-    if (key.type instanceof ConfigType.PathList paths && node != null && node.value instanceof List) {
+    if (key.type instanceof ConfigType.PathList paths && node != null && node.value() instanceof List) {
       List<String> out = new ArrayList<>();
-      for (Node element : node.asList()) {
-        if (!(element.value instanceof String)) {
-          throw new ConfigException(name, element.line, "expected a path");
+      for (Node element : node.list()) {
+        if (!(element.value() instanceof String)) {
+          throw new ConfigException(name, element.line(), "expected a path");
         }
         try {
-          out.add(paths.path((String) element.value));
+          out.add(paths.path((String) element.value()));
         } catch (IllegalArgumentException e) {
-          throw new ConfigException(name, element.line, e.getMessage());
+          throw new ConfigException(name, element.line(), e.getMessage());
         }
       }
       return List.copyOf(out);
     }
-    if (node == null || node.value == null) {
+    if (node == null || node.value() == null) {
       if (key.required) {
         throw new ConfigException(name, parentLine, "is required");
       }
       return ABSENT;
     }
-    if (!(node.value instanceof String)) {
-      throw new ConfigException(name, node.line, "expected a single value");
+    if (!(node.value() instanceof String)) {
+      throw new ConfigException(name, node.line(), "expected a single value");
     }
-    String text = (String) node.value;
+    String text = (String) node.value();
     if (key.required && text.isBlank()) {
       throw new ConfigException(name, parentLine, "is required");
     }
     try {
       return key.type.parse(text);
     } catch (IllegalArgumentException e) {
-      throw new ConfigException(name, node.line, e.getMessage());
+      throw new ConfigException(name, node.line(), e.getMessage());
     }
   }
 
   private Object secrets(Node node, String name, ConfigType<?> type) {
-    if (node == null || node.value == null) {
+    if (node == null || node.value() == null) {
       return ABSENT;
     }
-    if (!(node.value instanceof Map)) {
-      throw new ConfigException(name, node.line, "expected a " + type.name());
+    if (!(node.value() instanceof Map)) {
+      throw new ConfigException(name, node.line(), "expected a " + type.name());
     }
     Map<String, String> out = new LinkedHashMap<>();
-    for (Map.Entry<String, Node> e : node.asMap().entrySet()) {
+    for (Map.Entry<String, Node> e : node.map().entrySet()) {
       String key = name + "." + e.getKey();
-      if (!(e.getValue().value instanceof String)) {
-        throw new ConfigException(key, e.getValue().line, "expected a string value");
+      if (!(e.getValue().value() instanceof String)) {
+        throw new ConfigException(key, e.getValue().line(), "expected a string value");
       }
-      out.put(e.getKey(), resolveEnv((String) e.getValue().value, key, e.getValue().line));
+      out.put(e.getKey(), resolveEnv((String) e.getValue().value(), key, e.getValue().line()));
     }
     return out;
   }
 
   private static Map<String, Node> section(Node node, String key, Set<String> allowed) {
-    if (node == null || node.value == null) {
+    if (node == null || node.value() == null) {
       return Map.of();
     }
-    if (!(node.value instanceof Map)) {
-      throw new ConfigException(key, node.line, "expected a mapping with keys " + new java.util.TreeSet<>(allowed));
+    if (!(node.value() instanceof Map)) {
+      throw new ConfigException(key, node.line(), "expected a mapping with keys " + new java.util.TreeSet<>(allowed));
     }
-    Map<String, Node> m = node.asMap();
+    Map<String, Node> m = node.map();
     for (Map.Entry<String, Node> e : m.entrySet()) {
       if (!allowed.contains(e.getKey())) {
         String full = key.equals("(root)") ? e.getKey() : key + "." + e.getKey();
-        throw new ConfigException(full, e.getValue().line,
+        throw new ConfigException(full, e.getValue().line(),
             "unknown key; allowed here: " + new java.util.TreeSet<>(allowed));
       }
     }

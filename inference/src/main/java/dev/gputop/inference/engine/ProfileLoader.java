@@ -4,7 +4,8 @@ import dev.gputop.inference.engine.DiscoveryRule.Command;
 import dev.gputop.inference.engine.DiscoveryRule.Endpoint;
 import dev.gputop.inference.engine.DiscoveryRule.Kind;
 import dev.gputop.inference.engine.DiscoveryRule.Role;
-import dev.gputop.inference.engine.YamlTree.Node;
+import dev.gputop.config.internal.YamlTree;
+import dev.gputop.config.internal.YamlTree.Node;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
@@ -46,7 +47,7 @@ public final class ProfileLoader {
 
   /** Reads a profile from YAML text; {@code origin} names it in errors. */
   public EngineProfile parse(String yaml, String origin) {
-    Node root = YamlTree.parse(yaml, origin, "");
+    Node root = YamlTree.parse(yaml, "", (key, line, reason) -> new ProfileException(origin, key, line, reason));
     if (root == null) {
       throw new ProfileException(origin, "(root)", 1, "empty profile");
     }

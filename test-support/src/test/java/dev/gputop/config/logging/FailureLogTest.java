@@ -3,14 +3,13 @@ package dev.gputop.config.logging;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.gputop.config.Clock;
+import dev.gputop.testing.ManualClock;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.http.HttpTimeoutException;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
@@ -20,6 +19,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+/**
+ * FailureLog (otel-config) on test-support's manual clock: the test lives here because
+ * otel-config's own tests can't depend on test-support, which depends on otel-config.
+ */
 class FailureLogTest {
 
   private static final long SECOND = 1_000_000_000L;
@@ -38,18 +41,7 @@ class FailureLogTest {
     @Override
     public void close() {}
   };
-  private final AtomicLong now = new AtomicLong(5 * SECOND);
-  private final Clock clock = new Clock() {
-    @Override
-    public long epochNanos() {
-      return now.get();
-    }
-
-    @Override
-    public long nanoTime() {
-      return now.get();
-    }
-  };
+  private final ManualClock clock = new ManualClock(5 * SECOND, 5 * SECOND);
 
   @BeforeEach
   void attach() {
@@ -69,7 +61,7 @@ class FailureLogTest {
     FailureLog log = FailureLog.create(logger, clock);
     for (int i = 0; i < 40; i++) {
       log.failure("otlp", "Export to http://127.0.0.1:4318", new ConnectException());
-      now.addAndGet(3 * SECOND);
+      clock.advanceNanos(3 * SECOND);
     }
     log.success("otlp", "Export to http://127.0.0.1:4318");
 
@@ -89,7 +81,7 @@ class FailureLogTest {
     FailureLog log = FailureLog.create(logger, clock, Duration.ofSeconds(10), 16);
     for (int i = 0; i <= 30; i++) {
       log.failure("gpu-0", "GPU 0", "NVML_ERROR_GPU_IS_LOST");
-      now.addAndGet(SECOND);
+      clock.advanceNanos(SECOND);
     }
 
     assertThat(records).extracting(LogRecord::getMessage).containsExactly(
