@@ -1,4 +1,4 @@
-package dev.gputop.inference.discovery.kubernetes;
+package dev.gputop.inference.discovery.internal.kubernetes;
 
 import dev.gputop.config.Clock;
 import dev.gputop.config.KubernetesConfig;
