@@ -28,6 +28,26 @@ public record ConceptValues(
     histograms = OrderedMap.copyOf(histograms);
   }
 
+  /** How many gauge or counter series there are. */
+  public int seriesCount() {
+    return series.size();
+  }
+
+  /** The {@code i}-th gauge or counter series, in order: read without an iterator. */
+  public Series seriesAt(int i) {
+    return ((OrderedMap<SeriesKey, Series>) series).valueAt(i);
+  }
+
+  /** How many histogram series there are. */
+  public int histogramCount() {
+    return histograms.size();
+  }
+
+  /** The {@code i}-th histogram series, in order. */
+  public HistogramSeries histogramAt(int i) {
+    return ((OrderedMap<SeriesKey, HistogramSeries>) histograms).valueAt(i);
+  }
+
   static ConceptValues ofSeries(Concept concept, Source source, List<Series> list) {
     Object[] keys = new Object[list.size()];
     for (int i = 0; i < keys.length; i++) {

@@ -121,11 +121,14 @@ public final class EngineMapper {
     Map<Concept, ConceptValues> concepts = new EnumMap<>(Concept.class);
     TreeSet<String> models = new TreeSet<>();
     EngineProfile profile = c.profile;
-    for (Map.Entry<Concept, List<Source>> e : profile.concepts().entrySet()) {
-      Concept concept = e.getKey();
+    for (int ci = 0; ci < c.conceptOrder.length; ci++) {
+      Concept concept = c.conceptOrder[ci];
       List<SourceDecision> decisions = trace == null ? null : new ArrayList<>();
       ConceptValues chosen = null;
-      for (Source source : e.getValue()) {
+      List<?> chosenList = null;
+      Source[] sources = c.sourcesOf[ci];
+      for (int si = 0; si < sources.length; si++) {
+        Source source = sources[si];
         if (chosen != null) {
           if (decisions != null) {
             decisions.add(new SourceDecision(source, SourceStatus.NOT_NEEDED, List.of()));
@@ -135,21 +138,28 @@ public final class EngineMapper {
         List<SeriesDecision> seen = decisions == null ? null : new ArrayList<>();
         boolean any = false;
         ConceptValues cv;
+        List<?> read = null;
         if (source.form() == Source.Form.HISTOGRAM) {
           @SuppressWarnings("unchecked")
           List<Histogram> list = (List<Histogram>) (List<?>) collected[c.leafIndex(source)];
           any = list != null;
-          cv = any ? ConceptValues.ofHistograms(concept, source, histograms(c, source, list, seen)) : null;
+          List<HistogramSeries> h = any ? histograms(c, source, list, seen) : null;
+          read = h;
+          cv = any ? ConceptValues.ofHistograms(concept, source, h) : null;
         } else {
-          List<Series> series = new ArrayList<>();
-          for (Source leaf : source.leaves()) {
+          List<Series> series = null;
+          for (Source leaf : c.leavesOf[ci][si]) {
             @SuppressWarnings("unchecked")
             List<Sample> samples = (List<Sample>) (List<?>) collected[c.leafIndex(leaf)];
             if (samples != null) {
               any = true;
-              series.addAll(series(c, leaf, samples, seen));
+              if (series == null) {
+                series = new ArrayList<>(samples.size());
+              }
+              series(c, leaf, samples, seen, series);
             }
           }
+          read = series;
           cv = any ? ConceptValues.ofSeries(concept, source, series) : null;
         }
         boolean empty = cv == null || (cv.series().isEmpty() && cv.histograms().isEmpty());
@@ -159,6 +169,7 @@ public final class EngineMapper {
         }
         if (!empty) {
           chosen = cv;
+          chosenList = read;
         }
       }
       if (decisions != null) {
@@ -166,17 +177,18 @@ public final class EngineMapper {
       }
       if (chosen != null) {
         concepts.put(concept, chosen);
-        chosen.series().values().forEach(s -> addModel(models, s.model()));
-        chosen.histograms().values().forEach(h -> addModel(models, h.model()));
+        String last = "";
+        for (int i = 0, n = chosenList.size(); i < n; i++) {
+          Object x = chosenList.get(i);
+          String model = x instanceof Series ? ((Series) x).model() : ((HistogramSeries) x).model();
+          if (!model.isEmpty() && !model.equals(last)) {
+            models.add(model);
+            last = model;
+          }
+        }
       }
     }
     return new ServerScrape(profile.engine(), concepts, List.copyOf(models));
-  }
-
-  private static void addModel(TreeSet<String> models, String model) {
-    if (!model.isEmpty()) {
-      models.add(model);
-    }
   }
 
   // ---------------------------------------------------------------- rows and rules
@@ -230,15 +242,15 @@ public final class EngineMapper {
     }
   }
 
-  /** Gauge and counter series of one (non-sum) source, after its rules. */
-  private static List<Series> series(Compiled c, Source source, List<Sample> samples, List<SeriesDecision> seen) {
+  /** Appends the gauge and counter series of one (non-sum) source, after its rules, to {@code out}. */
+  private static void series(
+      Compiled c, Source source, List<Sample> samples, List<SeriesDecision> seen, List<Series> out) {
     List<Row> rows = new ArrayList<>(samples.size());
     for (int i = 0, n = samples.size(); i < n; i++) {
       Sample s = samples.get(i);
       rows.add(new Row(s.name(), s.labels(), s.value(), null));
     }
     applyRules(c, source, rows);
-    List<Series> out = new ArrayList<>(rows.size());
     ReadLabels done = new ReadLabels(rows.size());
     for (Row r : rows) {
       if (r.skipped == null && Double.isNaN(r.value)) {
@@ -250,11 +262,10 @@ public final class EngineMapper {
       }
       if (r.skipped == null) {
         double v = source.scale() == 1.0 ? r.value : r.value * source.scale();
-        out.add(new Series(new SeriesKey(source.name(), r.labels), model(c.profile, r.labels), v));
+        out.add(new Series(new SeriesKey(source.name(), r.labels), model(c, r.labels), v));
       }
     }
     record(seen, rows, source);
-    return out;
   }
 
   /** The parser's histograms of a source, after its rules. */
@@ -287,7 +298,7 @@ public final class EngineMapper {
         }
         out.add(
             new HistogramSeries(
-                new SeriesKey(source.name(), r.labels), model(c.profile, r.labels), bounds,
+                new SeriesKey(source.name(), r.labels), model(c, r.labels), bounds,
                 h.cumulative(), sum, h.count()));
       }
     }
@@ -439,12 +450,12 @@ public final class EngineMapper {
     }
   }
 
-  private static String model(EngineProfile profile, Labels labels) {
-    for (String l : profile.modelLabels()) {
+  private static String model(Compiled c, Labels labels) {
+    for (String l : c.modelLabels) {
       String v = labels.get(l);
       if (v != null) {
         // A value that names no model (TensorRT-LLM's "undefined") leaves the series to the server.
-        return profile.noModelValues().contains(v) ? "" : v;
+        return c.profile.noModelValues().contains(v) ? "" : v;
       }
     }
     return "";
@@ -477,6 +488,11 @@ public final class EngineMapper {
     /** Each total-row rule's note for the total and reason for its siblings. */
     final Map<TotalRowRule, String[]> totalRowTexts = new java.util.IdentityHashMap<>();
     final String rankNote;
+    final String[] modelLabels;
+    /** The profile's concepts in its order, each with its sources in preference order and their leaves. */
+    final Concept[] conceptOrder;
+    final Source[][] sourcesOf;
+    final Source[][][] leavesOf;
     /** Every source instance of the profile (sums' parts too) → its leaf index. */
     final Map<Source, Integer> leafIndex = new java.util.IdentityHashMap<>();
 
@@ -493,6 +509,21 @@ public final class EngineMapper {
       this.markers = Set.copyOf(p.markers());
       this.rankLabels = p.rankLabels().toArray(new String[0]);
       this.rankNote = "read: one rank (lowest " + String.join(", ", rankLabels) + ") of the same batch";
+      this.modelLabels = p.modelLabels().toArray(new String[0]);
+      int nc = p.concepts().size();
+      this.conceptOrder = new Concept[nc];
+      this.sourcesOf = new Source[nc][];
+      this.leavesOf = new Source[nc][][];
+      int ci = 0;
+      for (Map.Entry<Concept, List<Source>> e : p.concepts().entrySet()) {
+        conceptOrder[ci] = e.getKey();
+        sourcesOf[ci] = e.getValue().toArray(new Source[0]);
+        leavesOf[ci] = new Source[sourcesOf[ci].length][];
+        for (int si = 0; si < sourcesOf[ci].length; si++) {
+          leavesOf[ci][si] = sourcesOf[ci][si].leaves().toArray(new Source[0]);
+        }
+        ci++;
+      }
       for (List<Source> sources : p.concepts().values()) {
         for (Source s : sources) {
           for (Source leaf : s.leaves()) {

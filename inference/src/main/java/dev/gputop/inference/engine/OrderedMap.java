@@ -135,6 +135,12 @@ final class OrderedMap<K, V> extends AbstractMap<K, V> {
     return -1;
   }
 
+  /** The value at {@code i} in insertion order. */
+  @SuppressWarnings("unchecked")
+  V valueAt(int i) {
+    return (V) values[i];
+  }
+
   @Override
   public int size() {
     return keys.length;

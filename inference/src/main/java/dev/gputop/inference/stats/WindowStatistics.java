@@ -209,7 +209,8 @@ public final class WindowStatistics {
     }
     double sum = 0;
     boolean any = false;
-    for (Series x : cv.series().values()) {
+    for (int i = 0, n = cv.seriesCount(); i < n; i++) {
+      Series x = cv.seriesAt(i);
       if (matches(model, x.model()) && Double.isFinite(x.value())) {
         sum += x.value();
         any = true;
@@ -224,7 +225,8 @@ public final class WindowStatistics {
       return null;
     }
     double max = Double.NEGATIVE_INFINITY;
-    for (Series x : cv.series().values()) {
+    for (int i = 0, n = cv.seriesCount(); i < n; i++) {
+      Series x = cv.seriesAt(i);
       if (matches(model, x.model()) && Double.isFinite(x.value())) {
         max = Math.max(max, x.value());
       }
@@ -239,14 +241,15 @@ public final class WindowStatistics {
       return null;
     }
     double sum = 0;
-    int n = 0;
-    for (Series x : cv.series().values()) {
+    int used = 0;
+    for (int i = 0, n = cv.seriesCount(); i < n; i++) {
+      Series x = cv.seriesAt(i);
       if (matches(model, x.model()) && x.value() >= 0 && x.value() <= 1) {
         sum += x.value();
-        n++;
+        used++;
       }
     }
-    return n == 0 ? null : sum / n;
+    return used == 0 ? null : sum / used;
   }
 
   /** Σ over series of PromQL rate(); null when no series has two samples. */

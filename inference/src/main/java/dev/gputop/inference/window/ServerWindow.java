@@ -132,7 +132,8 @@ public final class ServerWindow {
       cc.newest(cv.source(), true);
       int hint = 0;
       if (kind == Concept.Kind.COUNTER) {
-        for (Series s : cv.series().values()) {
+        for (int k = 0, n = cv.seriesCount(); k < n; k++) {
+          Series s = cv.seriesAt(k);
           int i = cc.find(s.key(), hint);
           if (i < 0) {
             i = cc.add(new SeriesColumn(s.key(), s.model(), null, capacity));
@@ -141,7 +142,8 @@ public final class ServerWindow {
           hint = i + 1;
         }
       } else {
-        for (HistogramSeries h : cv.histograms().values()) {
+        for (int k = 0, n = cv.histogramCount(); k < n; k++) {
+          HistogramSeries h = cv.histogramAt(k);
           int i = cc.find(h.key(), hint);
           if (i < 0) {
             i = cc.add(new SeriesColumn(h.key(), h.model(), h.bounds(), capacity));
@@ -154,7 +156,12 @@ public final class ServerWindow {
         }
       }
     }
-    columns.values().removeIf(cc -> cc.size() == 0 && !cc.inNewest());
+    for (Concept c : CONCEPTS) {
+      ConceptColumns cc = columns.get(c);
+      if (cc != null && cc.size() == 0 && !cc.inNewest()) {
+        columns.remove(c);
+      }
+    }
   }
 
   private void dropOldest() {
@@ -282,7 +289,8 @@ public final class ServerWindow {
       }
       int hint = 0;
       if (kind == Concept.Kind.COUNTER) {
-        for (Series s : now.series().values()) {
+        for (int k = 0, n = now.seriesCount(); k < n; k++) {
+          Series s = now.seriesAt(k);
           int i = before.find(s.key(), hint);
           if (i < 0) {
             continue;
@@ -295,7 +303,8 @@ public final class ServerWindow {
           }
         }
       } else {
-        for (HistogramSeries h : now.histograms().values()) {
+        for (int k = 0, n = now.histogramCount(); k < n; k++) {
+          HistogramSeries h = now.histogramAt(k);
           int i = before.find(h.key(), hint);
           if (i < 0) {
             continue;
@@ -312,8 +321,8 @@ public final class ServerWindow {
             return "histogram " + describe(h.key()) + " count went backwards: server restarted";
           }
           double[] cumulative = h.cumulative();
-          for (int k = 0; k < cumulative.length; k++) {
-            if (cumulative[k] < b.bucket(last, k)) {
+          for (int x = 0; x < cumulative.length; x++) {
+            if (cumulative[x] < b.bucket(last, x)) {
               return "histogram " + describe(h.key()) + " bucket went backwards: server restarted";
             }
           }
