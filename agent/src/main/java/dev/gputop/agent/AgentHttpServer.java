@@ -258,7 +258,9 @@ public final class AgentHttpServer implements AutoCloseable {
     // whole (a growing buffer, its copy, a String for the renaming) was two thirds of what a read
     // allocated (docs/PERFORMANCE.md, "The export path").
     exchange.sendResponseHeaders(200, 0);
-    OutputStream body = PrometheusLabels.renaming(exchange.getResponseBody());
+    OutputStream body = PrometheusLabels.mayNeedRenaming(snapshots)
+        ? PrometheusLabels.renaming(exchange.getResponseBody())
+        : exchange.getResponseBody();
     try {
       writer.write(body, snapshots);
     } catch (RuntimeException e) {

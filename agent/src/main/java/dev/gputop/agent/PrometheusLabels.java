@@ -1,5 +1,9 @@
 package dev.gputop.agent;
 
+import io.prometheus.metrics.model.snapshots.DataPointSnapshot;
+import io.prometheus.metrics.model.snapshots.Labels;
+import io.prometheus.metrics.model.snapshots.MetricSnapshot;
+import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -15,8 +19,9 @@ import java.nio.charset.StandardCharsets;
  *
  * <p>The renaming is a stream ({@link #renaming}) that the exposition is written through, so that
  * {@code /metrics} is never held in memory whole: at 500 servers it is about 17 MB of text, and
- * a copy of it per read was a third of the agent's allocation (docs/PERFORMANCE.md, "The export
- * path"). Stateless; each stream is for one thread.
+ * holding it whole was more than half of what a read allocated (docs/PERFORMANCE.md, "The export
+ * path"); and only where {@link #mayNeedRenaming} says a name can be there, since scanning every
+ * byte was an eighth of a read's CPU. Stateless; each stream is for one thread.
  */
 final class PrometheusLabels {
 
@@ -51,6 +56,29 @@ final class PrometheusLabels {
       throw new UncheckedIOException(e); // a ByteArrayOutputStream does not throw
     }
     return out.toByteArray();
+  }
+
+  /**
+   * Whether the text of {@code snapshots} can hold a name to rename: a label name or a HELP text
+   * with {@code k8s_} in it (the renaming looks at nothing else that is written unescaped). When
+   * not, /metrics is written without the renaming stream, which costs a scan of every byte.
+   */
+  static boolean mayNeedRenaming(MetricSnapshots snapshots) {
+    for (MetricSnapshot s : snapshots) {
+      String help = s.getMetadata().getHelp();
+      if (help != null && help.contains("k8s_")) {
+        return true;
+      }
+      for (DataPointSnapshot d : s.getDataPoints()) {
+        Labels labels = d.getLabels();
+        for (int i = 0; i < labels.size(); i++) {
+          if (labels.getName(i).startsWith("k8s") || labels.getPrometheusName(i).startsWith("k8s")) {
+            return true;
+          }
+        }
+      }
+    }
+    return false;
   }
 
   /**

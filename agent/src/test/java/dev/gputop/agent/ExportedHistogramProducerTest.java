@@ -9,6 +9,7 @@ import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.sdk.metrics.SdkMeterProvider;
 import io.opentelemetry.sdk.metrics.data.AggregationTemporality;
+import io.opentelemetry.sdk.metrics.data.HistogramPointData;
 import io.opentelemetry.sdk.metrics.data.MetricData;
 import io.opentelemetry.sdk.testing.exporter.InMemoryMetricReader;
 import java.util.Collection;
@@ -123,6 +124,22 @@ class ExportedHistogramProducerTest {
     assertThat(metrics.get(0).getHistogramData().getPoints()).hasSize(1);
     assertThat(metrics.get(0).getHistogramData().getPoints().iterator().next().getAttributes()
         .get(AttributeKey.stringKey("server"))).isEqualTo("good");
+  }
+
+  @Test
+  void toMetricData_pointsAreViewsOfTheHistogramsListsAndInfiniteBoundsAreLeftOut() {
+    ExportedHistogram good = ttft("good", List.of(0.1, 0.5), List.of(1L, 2L, 3L), 1.0);
+    ExportedHistogram infinite = ttft("inf", List.of(0.1, Double.POSITIVE_INFINITY), List.of(1L, 1L, 0L), 1.0);
+    List<MetricData> metrics =
+        ExportedHistogramProducer.toMetricData(io.opentelemetry.sdk.resources.Resource.empty(), List.of(good, infinite));
+    HistogramPointData point = metrics.get(0).getHistogramData().getPoints().iterator().next();
+    assertThat(metrics.get(0).getHistogramData().getPoints()).hasSize(1);
+    assertThat(point.getBoundaries()).isSameAs(good.boundaries());
+    assertThat(point.getCounts()).isSameAs(good.counts());
+    assertThat(point.getCount()).isEqualTo(6);
+    assertThat(point.hasMin()).isFalse();
+    assertThat(point.hasMax()).isFalse();
+    assertThat(point.getExemplars()).isEmpty();
   }
 
   @Test

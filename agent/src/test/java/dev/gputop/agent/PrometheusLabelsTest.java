@@ -2,6 +2,9 @@ package dev.gputop.agent;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
+import io.prometheus.metrics.model.snapshots.Labels;
+import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -91,5 +94,21 @@ class PrometheusLabelsTest {
       renaming.write("x{k8s_pod_name=\"a\"} 1\ny{k8s_pod_na".getBytes(StandardCharsets.UTF_8));
     }
     assertThat(out.toString(StandardCharsets.UTF_8)).isEqualTo("x{pod=\"a\"} 1\ny{k8s_pod_na");
+  }
+
+  private static MetricSnapshots gauge(String help, Labels labels) {
+    return MetricSnapshots.of(GaugeSnapshot.builder().name("gputop_inference_up").help(help)
+        .dataPoint(GaugeSnapshot.GaugeDataPointSnapshot.builder().labels(labels).value(1).build())
+        .build());
+  }
+
+  @Test
+  void mayNeedRenaming_onlyWithAKubernetesLabelNameOrHelpText() {
+    assertThat(PrometheusLabels.mayNeedRenaming(gauge("up", Labels.of("server", "k8s_pod_name=\"x\""))))
+        .isFalse();
+    assertThat(PrometheusLabels.mayNeedRenaming(gauge("up", Labels.of("server", "s", "k8s_pod_name", "p"))))
+        .isTrue();
+    assertThat(PrometheusLabels.mayNeedRenaming(gauge("see {k8s_pod_name=\"p\"}", Labels.of("server", "s"))))
+        .isTrue();
   }
 }

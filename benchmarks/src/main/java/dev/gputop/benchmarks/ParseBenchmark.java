@@ -4,6 +4,7 @@ import dev.gputop.inference.parse.Exposition;
 import dev.gputop.inference.parse.ExpositionFormatException;
 import dev.gputop.inference.parse.ExpositionParser;
 import dev.gputop.inference.parse.ParserLimits;
+import dev.gputop.inference.parse.ParserTables;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -30,7 +31,10 @@ import org.openjdk.jmh.annotations.Warmup;
  * <ul>
  *   <li>{@code parse}: steady state, one parser reused scrape after scrape for the same server,
  *       as the agent does (its cache of series keys is warm);
- *   <li>{@code parseCold}: a new parser for every parse, the first scrape of a server.
+ *   <li>{@code parseCold}: a new parser for every parse, the first scrape of a server;
+ *   <li>{@code parseColdShared}: the same with the {@link ParserTables} of a receiver that has
+ *       already read this exposition from another server: the first scrape of a fleet's next
+ *       server.
  * </ul>
  *
  * <p>Each reports its throughput in ops/s and, through the {@code inputBytes} counter, in bytes
@@ -65,6 +69,7 @@ public class ParseBenchmark {
 
   private byte[] body;
   private ExpositionParser parser;
+  private ParserTables tables;
 
   /** Bytes of input parsed, reported per second next to the operations. */
   @State(Scope.Thread)
@@ -83,6 +88,8 @@ public class ParseBenchmark {
     body = read(file);
     System.setProperty(CpuTimeProfiler.BYTES_PER_OP, Integer.toString(body.length));
     parser = new ExpositionParser(ParserLimits.defaults());
+    tables = new ParserTables();
+    new ExpositionParser(ParserLimits.defaults(), tables).parse(body, 0, body.length);
     // Fail now, not in the measurement, if the file does not parse.
     Exposition e = parser.parse(body, 0, body.length);
     System.out.printf(
@@ -100,6 +107,12 @@ public class ParseBenchmark {
   public Exposition parseCold(InputBytes counter) throws ExpositionFormatException {
     counter.inputBytes += body.length;
     return new ExpositionParser(ParserLimits.defaults()).parse(body, 0, body.length);
+  }
+
+  @Benchmark
+  public Exposition parseColdShared(InputBytes counter) throws ExpositionFormatException {
+    counter.inputBytes += body.length;
+    return new ExpositionParser(ParserLimits.defaults(), tables).parse(body, 0, body.length);
   }
 
   static byte[] read(String location) {

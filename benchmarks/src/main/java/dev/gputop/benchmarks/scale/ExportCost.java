@@ -31,7 +31,7 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <pre>
  * java -cp benchmarks/target/benchmarks.jar dev.gputop.benchmarks.scale.ExportCost \
- *   --endpoints 500 --warmup 30s --reads 10 [--otlp] [--workdir DIR]
+ *   --endpoints 500 --warmup 30s --reads 10 [--otlp] [--workdir DIR] [--agent-env K=V,K2=V2]
  * </pre>
  *
  * The last body read is saved as {@code metrics.txt} in the work directory.
@@ -112,6 +112,12 @@ public final class ExportCost {
       } else {
         pb.environment().put("OTEL_METRICS_EXPORTER", "none");
       }
+      if (o.containsKey("agent-env")) {
+        for (String kv : o.get("agent-env").split(",")) {
+          int eq = kv.indexOf('=');
+          pb.environment().put(kv.substring(0, eq).trim(), kv.substring(eq + 1).trim());
+        }
+      }
       agent = pb.start();
       System.out.printf(Locale.ROOT, "%d endpoints, agent pid %d (%s), warm-up %s, %d reads%s;"
           + " files in %s%n", n, agent.pid(), jvmOpts, warmup, reads, otlp ? ", OTLP every 10 s"
@@ -124,27 +130,49 @@ public final class ExportCost {
         read(listen, null);
       }
       Map<String, ProcessProbe.ThreadUse> t0 = ProcessProbe.threads(agent.pid());
-      long posts0 = otlpPosts.get();
-      long bytes0 = otlpBytes.get();
       long total = 0;
+      double[] cpu = new double[reads];
+      double[] bytes = new double[reads];
+      Map<String, ProcessProbe.ThreadUse> before = t0;
       for (int i = 0; i < reads; i++) {
         total += read(listen, i == reads - 1 ? work.resolve("metrics.txt") : null);
+        Map<String, ProcessProbe.ThreadUse> after = ProcessProbe.threads(agent.pid());
+        double[] one = use(before, after, "gputop-http");
+        cpu[i] = one[0];
+        bytes[i] = one[1];
+        before = after;
       }
-      if (otlp) {
-        Thread.sleep(25_000); // two more exports at least
-      }
+      java.util.Arrays.sort(cpu);
+      java.util.Arrays.sort(bytes);
+      System.out.printf(Locale.ROOT, "/metrics reads one by one: CPU least %.1f ms, median %.1f ms;"
+          + " allocated least %.1f MB, median %.1f MB%n", cpu[0], cpu[reads / 2], bytes[0] / 1e6,
+          bytes[reads / 2] / 1e6);
       Map<String, ProcessProbe.ThreadUse> t1 = ProcessProbe.threads(agent.pid());
-      long posts = otlpPosts.get() - posts0;
       double[] http = use(t0, t1, "gputop-http");
       System.out.printf(Locale.ROOT, "/metrics: %,d bytes per read; gputop-http threads per read:"
               + " %.1f ms CPU, %.1f MB allocated (%.1f x the text)%n", total / reads,
           http[0] / reads, http[1] / reads / 1e6, http[1] / total);
       if (otlp) {
-        double[] reader = use(t0, t1, "PeriodicMetricReader");
-        System.out.printf(Locale.ROOT, "OTLP: %d exports, %,d bytes each; the periodic reader"
-                + " per export %.1f ms CPU, %.1f MB allocated%n",
-            posts, posts == 0 ? 0 : (otlpBytes.get() - bytes0) / posts,
-            posts == 0 ? 0 : reader[0] / posts, posts == 0 ? 0 : reader[1] / posts / 1e6);
+        // A window without /metrics reads: what the OTLP exports cost on their own.
+        long posts0 = otlpPosts.get();
+        long bytes0 = otlpBytes.get();
+        Thread.sleep(31_000);
+        Map<String, ProcessProbe.ThreadUse> t2 = ProcessProbe.threads(agent.pid());
+        long posts = otlpPosts.get() - posts0;
+        System.out.printf(Locale.ROOT, "OTLP: %d exports in 31 s, %,d bytes each; threads in that"
+            + " window (CPU ms, MB allocated):%n", posts, posts == 0 ? 0
+            : (otlpBytes.get() - bytes0) / posts);
+        Map<String, double[]> byGroup = new TreeMap<>();
+        for (Map.Entry<String, ProcessProbe.ThreadUse> e : t2.entrySet()) {
+          ProcessProbe.ThreadUse was = t1.get(e.getKey());
+          double[] g = byGroup.computeIfAbsent(
+              e.getValue().name().replaceAll("[-# ]?\\d+$", ""), k -> new double[2]);
+          g[0] += e.getValue().cpuMillis() - (was == null ? 0 : was.cpuMillis());
+          g[1] += e.getValue().allocatedBytes() - (was == null ? 0 : was.allocatedBytes());
+        }
+        byGroup.entrySet().stream().filter(e -> e.getValue()[0] > 0 || e.getValue()[1] > 0)
+            .forEach(e -> System.out.printf(Locale.ROOT, "  %-40s %8.0f ms %8.1f MB%n", e.getKey(),
+                e.getValue()[0], e.getValue()[1] / 1e6));
       }
       long live = ProcessProbe.liveHeapBytes(agent.pid(), work.resolve("heap-histogram.txt"));
       System.out.printf(Locale.ROOT, "live heap after full GC %.1f MB; of it:%n", live / 1e6);

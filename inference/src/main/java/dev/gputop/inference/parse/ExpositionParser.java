@@ -34,14 +34,19 @@ import java.util.concurrent.ThreadLocalRandom;
  * server usually repeats the previous one line for line with new values, so most lines are
  * recognized by one byte comparison against the predicted key, and only the value is parsed: no
  * strings, label sets or family names are built again. The cache is emptied when it holds more
- * than 65,536 entries or 16 MiB of
- * keys, so a server that invents new series on every scrape costs time, not memory.
+ * than 65,536 entries or 16 MiB of keys, so a server that invents new series on every scrape
+ * costs time, not memory. What servers write alike (strings, label sets, key bytes, bounds) is
+ * kept in {@link ParserTables} that the parsers of one receiver share; the parser itself keeps
+ * only its cache entries, and nothing of the body between parses.
  *
  * <p>Not thread-safe: an instance is used by one thread at a time (one per scraped server, on the
- * inference receiver's refresh thread, after the scrape cycle fetched the bytes). The {@link Exposition}s it returns are immutable and can be shared.
+ * inference receiver's refresh thread, after the scrape cycle fetched the bytes), and parsers
+ * sharing tables parse one at a time. The {@link Exposition}s it returns are immutable and can be
+ * shared.
  *
  * <pre>{@code
- * ExpositionParser parser = new ExpositionParser(ParserLimits.defaults());
+ * ParserTables tables = new ParserTables(); // one per receiver
+ * ExpositionParser parser = new ExpositionParser(ParserLimits.defaults(), tables); // per server
  * Exposition exposition = parser.parse(body, 0, length);
  * MetricFamily running = exposition.family("vllm:num_requests_running");
  * }</pre>
@@ -100,6 +105,8 @@ public final class ExpositionParser {
   }
 
   private final ParserLimits limits;
+  private final int maxLineLength;
+  private final int maxSeries;
   private final int maxCacheEntries;
   private final long maxCacheBytes;
 
@@ -153,6 +160,8 @@ public final class ExpositionParser {
   private ExpositionParser(
       ParserLimits limits, ParserTables tables, int maxCacheEntries, long maxCacheBytes) {
     this.limits = Objects.requireNonNull(limits, "limits");
+    this.maxLineLength = limits.maxLineLength();
+    this.maxSeries = limits.maxSeries();
     this.tables = Objects.requireNonNull(tables, "tables");
     if (maxCacheEntries <= 0 || maxCacheBytes <= 0) {
       throw new IllegalArgumentException("cache bounds must be positive");
@@ -210,18 +219,18 @@ public final class ExpositionParser {
     while (p < stop) {
       line++;
       int lineStart = p;
-      while (p < stop && (b[p] == ' ' || b[p] == '\t')) {
+      while (p < stop && (body[p] == ' ' || body[p] == '\t')) {
         p++;
       }
       if (p == stop) {
         break;
       }
-      byte c = b[p];
+      byte c = body[p];
       if (c == '\n') {
         p++;
         continue;
       }
-      if (c == '\r' && (p + 1 == stop || b[p + 1] == '\n')) {
+      if (c == '\r' && (p + 1 == stop || body[p + 1] == '\n')) {
         p += 2;
         continue;
       }
@@ -409,8 +418,10 @@ public final class ExpositionParser {
   private int sample(int lineStart, int s) throws ExpositionFormatException {
     Entry e = prev.next;
     int keyEnd = -1;
-    if (e != null && e.kind == KIND_SERIES && matches(e.key, s)) {
-      keyEnd = s + e.key.length;
+    byte[] key;
+    if (e != null && e.kind == KIND_SERIES && (key = e.key).length <= end - s
+        && Arrays.equals(key, 0, key.length, b, s, s + key.length)) {
+      keyEnd = s + key.length;
       if (!e.hasLabels && !endsBareName(keyEnd)) {
         keyEnd = -1;
       }
@@ -425,11 +436,17 @@ public final class ExpositionParser {
         insert(e);
       }
     }
-    follow(e);
-    if (++sampleCount > limits.maxSeries()) {
-      throw error("more than " + limits.maxSeries() + " samples (limit maxSeries)");
+    if (prev.next != e) {
+      prev.next = e;
+    }
+    prev = e;
+    if (++sampleCount > maxSeries) {
+      throw error("more than " + maxSeries + " samples (limit maxSeries)");
     }
 
+    // The body and its end in locals, for the client compiler, which reloads fields in loops.
+    byte[] b = this.b;
+    int end = this.end;
     int i = keyEnd;
     if (i >= end || b[i] == '\n' || b[i] == '\r') {
       throw error("missing value for '" + e.name + "'");
@@ -438,12 +455,20 @@ public final class ExpositionParser {
     if (!e.hasLabels && b[i] != ' ' && b[i] != '\t') {
       throw error("invalid metric name " + quote(s, tokenEnd(s)));
     }
-    i = skipBlanks(i, end);
+    while (i < end && (b[i] == ' ' || b[i] == '\t')) {
+      i++;
+    }
     int valueStart = i;
     double value;
     i = plainValue(valueStart);
     if (i >= 0) {
       value = plain;
+      if (i < end && b[i] == '\n' && i - lineStart <= maxLineLength) {
+        // The usual line: a plain value, then the line's end.
+        FamilyBuilder f = e.name == lastSampleName ? lastFamily : familyOf(e);
+        f.add(e, value, Sample.NO_TIMESTAMP);
+        return i + 1;
+      }
     } else {
       i = tokenEnd(valueStart);
       if (i == valueStart) {
@@ -482,6 +507,8 @@ public final class ExpositionParser {
    * rounds correctly (Clinger's fast path).
    */
   private int plainValue(int s) {
+    byte[] b = this.b;
+    int end = this.end;
     int i = s;
     long m = 0;
     int d;
@@ -963,8 +990,14 @@ public final class ExpositionParser {
       switch (e.suffix) {
         case SUFFIX_BUCKET:
           // PromQL skips a bucket without le or whose le does not parse (BadBucketLabel).
-          if (e.boundLabel == BOUND_LE && !Double.isNaN(e.bound)) {
-            f.group(e.group, e).add(e.bound, v);
+          double bound = e.bound;
+          if (e.boundLabel == BOUND_LE && bound == bound) {
+            // Buckets of one series come together, with one interned label set.
+            GroupBuilder g = f.lastGroup;
+            if (g == null || g.labels != e.group) {
+              g = f.group(e.group, e);
+            }
+            g.add(bound, v);
           }
           break;
         case SUFFIX_SUM:
@@ -1227,9 +1260,9 @@ public final class ExpositionParser {
   }
 
   private void checkLineLength(int lineStart, int lineEnd) throws ExpositionFormatException {
-    if (lineEnd - lineStart > limits.maxLineLength()) {
+    if (lineEnd - lineStart > maxLineLength) {
       throw error(
-          "line longer than " + limits.maxLineLength() + " bytes (limit maxLineLength)");
+          "line longer than " + maxLineLength + " bytes (limit maxLineLength)");
     }
   }
 
