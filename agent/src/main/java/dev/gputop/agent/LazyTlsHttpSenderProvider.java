@@ -1,6 +1,6 @@
 package dev.gputop.agent;
 
-import dev.gputop.config.credentials.LazyDefaultSslContext;
+import dev.gputop.config.internal.credentials.LazyDefaultSslContext;
 // internal: the SDK's JDK HttpClient sender has no public constructor or factory; this provider
 // only wraps it to pass a lazy SSLContext, so the SPI it implements (HttpSenderProvider) is public.
 import io.opentelemetry.exporter.sender.jdk.internal.JdkHttpSenderProvider;

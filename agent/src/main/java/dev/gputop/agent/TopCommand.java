@@ -2,9 +2,9 @@ package dev.gputop.agent;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.gputop.config.AgentConfig;
-import dev.gputop.config.credentials.BearerTokenFile;
-import dev.gputop.config.credentials.CredentialException;
-import dev.gputop.config.credentials.PemFiles;
+import dev.gputop.config.internal.credentials.BearerTokenFile;
+import dev.gputop.config.internal.credentials.CredentialException;
+import dev.gputop.config.internal.credentials.PemFiles;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.URI;

@@ -15,7 +15,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The boundaries docs/ARCHITECTURE.md promises, checked on the sources of every module: the
  * receivers meet only through otel-config's SPI, OpenTelemetry's internal packages are used only
- * where a comment says why, and tests share one manual clock and one gcc build of the fake NVML.
+ * where a comment says why, the project's own internal packages are the documented ones and users'
+ * code imports none, and tests share one manual clock and one gcc build of the fake NVML.
  */
 class ModuleBoundariesTest {
 
@@ -90,6 +91,45 @@ class ModuleBoundariesTest {
       }
     }
     assertThat(offenders).as("each needs a comment right above it saying why no public API serves").isEmpty();
+  }
+
+  /** The package a source file declares, or null. */
+  private static String packageOf(Path p) {
+    for (String l : lines(p)) {
+      if (l.startsWith("package ")) {
+        return l.substring("package ".length(), l.indexOf(';')).trim();
+      }
+    }
+    return null;
+  }
+
+  @Test
+  void internalPackages_areTheOnesDocumentedAndUsersImportNone() throws IOException {
+    java.util.Set<String> inSources = new java.util.TreeSet<>();
+    List<String> offenders = new ArrayList<>();
+    for (Path p : javaFiles("src/main/java")) {
+      String pkg = packageOf(p);
+      if (pkg != null && pkg.matches(".*\\binternal\\b.*")) {
+        inSources.add(pkg);
+      }
+      String n = name(p);
+      if (n.startsWith("examples/") || n.startsWith("benchmarks/")) {
+        lines(p).stream().filter(l -> l.startsWith("import dev.gputop.") && l.contains(".internal."))
+            .forEach(l -> offenders.add(n + ": " + l));
+      }
+    }
+    String doc = Files.readString(ROOT.resolve("docs/ARCHITECTURE.md"), StandardCharsets.UTF_8);
+    String section = doc.substring(doc.indexOf("## Public API and internal packages"));
+    section = section.substring(0, section.indexOf("\n## ", 1));
+    java.util.Set<String> documented = new java.util.TreeSet<>();
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("`(dev\\.gputop\\.[a-z.]+)`").matcher(section);
+    while (m.find()) {
+      documented.add(m.group(1));
+    }
+    assertThat(inSources).as("internal packages in the sources").isNotEmpty();
+    assertThat(documented).as("docs/ARCHITECTURE.md, \"Public API and internal packages\"")
+        .containsExactlyElementsOf(inSources);
+    assertThat(offenders).as("users' code imports no internal package").isEmpty();
   }
 
   @Test

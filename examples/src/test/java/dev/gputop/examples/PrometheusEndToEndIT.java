@@ -114,7 +114,9 @@ class PrometheusEndToEndIT {
         List.of(Examples.file("src/test/c/fake_nvml_scenario.c")));
 
     // The demo replicas, in a process that looks like `vllm serve --port P` to discovery.
-    int basePort = freePortBlock(4);
+    // One port per demo replica, counted where the replicas are declared (a fixed 4 let the
+    // fifth replica's port be taken by another process).
+    int basePort = freePortBlock(dev.gputop.agent.demo.DemoReplicas.NAMES.size());
     Path classes = Files.createDirectories(work.resolve("classes"));
     compileServeClass(classes, jar);
     String javaBin = Path.of(System.getProperty("java.home"), "bin", "java").toString();

@@ -48,9 +48,9 @@ final class DeviceAttributes {
   final Attributes[] throttle = new Attributes[ThrottleReason.values().length];
   final Attributes retiredSingleBit;
   final Attributes retiredDoubleBit;
-  private final Attributes[] nvlink = new Attributes[dev.gputop.nvml.jna.Layouts.NVLINK_MAX_LINKS];
+  private final Attributes[] nvlink = new Attributes[dev.gputop.nvml.internal.jna.Layouts.NVLINK_MAX_LINKS];
   private final Attributes[][] nvlinkErrors =
-      new Attributes[dev.gputop.nvml.jna.Layouts.NVLINK_MAX_LINKS][NVLINK_ERROR_TYPES.length];
+      new Attributes[dev.gputop.nvml.internal.jna.Layouts.NVLINK_MAX_LINKS][NVLINK_ERROR_TYPES.length];
   private final java.util.Map<Long, Attributes> xid = new java.util.concurrent.ConcurrentHashMap<>();
 
   DeviceAttributes(GpuDevice d) {

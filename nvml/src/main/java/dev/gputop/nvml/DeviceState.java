@@ -1,6 +1,6 @@
 package dev.gputop.nvml;
 
-import dev.gputop.nvml.jna.DeviceHandle;
+import dev.gputop.nvml.internal.jna.DeviceHandle;
 import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.List;

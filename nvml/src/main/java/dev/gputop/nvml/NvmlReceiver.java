@@ -169,7 +169,7 @@ public final class NvmlReceiver implements Receiver, GpuProcessSource {
     Thread t = new Thread(() -> {
       while (!stopEvents) {
         try {
-          XidEvent e = library.waitForXid(dev.gputop.nvml.jna.Layouts.EVENT_WAIT_MILLIS);
+          XidEvent e = library.waitForXid(dev.gputop.nvml.internal.jna.Layouts.EVENT_WAIT_MILLIS);
           waitFailures.success(NAME, "waiting for NVML events");
           if (e != null && e.gpuUuid() != null) {
             xids.record(e, clock.epochNanos());
@@ -181,7 +181,7 @@ public final class NvmlReceiver implements Receiver, GpuProcessSource {
         } catch (RuntimeException ex) {
           waitFailures.failure(NAME, "waiting for NVML events", ex);
           try {
-            Thread.sleep(dev.gputop.nvml.jna.Layouts.EVENT_WAIT_MILLIS);
+            Thread.sleep(dev.gputop.nvml.internal.jna.Layouts.EVENT_WAIT_MILLIS);
           } catch (InterruptedException ie) {
             return;
           }

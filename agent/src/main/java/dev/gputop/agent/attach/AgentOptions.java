@@ -15,7 +15,7 @@ import java.util.Map;
  * @param configFile the YAML file, or null for defaults
  * @param overrides flat overrides applied on top of the file
  */
-public record AgentOptions(Path configFile, Map<String, String> overrides) {
+record AgentOptions(Path configFile, Map<String, String> overrides) {
 
   /** The key that names the configuration file. */
   public static final String CONFIG = "config";

@@ -1,5 +1,6 @@
 package dev.gputop.agent.attach;
 
+import dev.gputop.agent.internal.MetricsOnlyOpenTelemetry;
 import dev.gputop.agent.AgentHttpServer;
 import dev.gputop.agent.AgentLifecycle;
 import dev.gputop.agent.AgentRuntime;
@@ -23,7 +24,7 @@ import java.util.logging.Logger;
  *
  * <p>Thread-safe; {@link #close()} is idempotent.
  */
-public final class AttachedAgent implements AutoCloseable {
+final class AttachedAgent implements AutoCloseable {
 
   private static final Logger logger = Logger.getLogger(AttachedAgent.class.getName());
 

@@ -1,7 +1,7 @@
 package dev.gputop.inference.scrape;
 
-import dev.gputop.config.credentials.BearerTokenFile;
-import dev.gputop.config.credentials.CredentialException;
+import dev.gputop.config.internal.credentials.BearerTokenFile;
+import dev.gputop.config.internal.credentials.CredentialException;
 import dev.gputop.inference.scrape.ScrapeResult.Outcome;
 import java.nio.file.Path;
 

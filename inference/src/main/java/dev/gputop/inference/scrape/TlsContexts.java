@@ -1,8 +1,8 @@
 package dev.gputop.inference.scrape;
 
 import dev.gputop.config.TlsConfig;
-import dev.gputop.config.credentials.CredentialException;
-import dev.gputop.config.credentials.PemFiles;
+import dev.gputop.config.internal.credentials.CredentialException;
+import dev.gputop.config.internal.credentials.PemFiles;
 import dev.gputop.inference.scrape.ScrapeResult.Outcome;
 import java.security.PrivateKey;
 import java.security.cert.X509Certificate;

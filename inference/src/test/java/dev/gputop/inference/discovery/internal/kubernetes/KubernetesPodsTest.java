@@ -1,4 +1,4 @@
-package dev.gputop.inference.discovery.kubernetes;
+package dev.gputop.inference.discovery.internal.kubernetes;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,11 +1,11 @@
-package dev.gputop.inference.discovery.kubernetes;
+package dev.gputop.inference.discovery.internal.kubernetes;
 
 import dev.gputop.config.Clock;
 import dev.gputop.config.KubernetesConfig;
-import dev.gputop.config.credentials.BearerTokenFile;
-import dev.gputop.config.credentials.CredentialException;
-import dev.gputop.config.credentials.PemFiles;
-import dev.gputop.config.credentials.TrustAllManager;
+import dev.gputop.config.internal.credentials.BearerTokenFile;
+import dev.gputop.config.internal.credentials.CredentialException;
+import dev.gputop.config.internal.credentials.PemFiles;
+import dev.gputop.config.internal.credentials.TrustAllManager;
 import dev.gputop.config.logging.FailureLog;
 import java.io.IOException;
 import java.io.InputStream;

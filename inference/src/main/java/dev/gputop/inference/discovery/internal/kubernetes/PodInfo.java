@@ -1,4 +1,4 @@
-package dev.gputop.inference.discovery.kubernetes;
+package dev.gputop.inference.discovery.internal.kubernetes;
 
 import java.util.Objects;
 

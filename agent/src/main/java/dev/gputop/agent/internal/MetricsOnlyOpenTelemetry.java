@@ -1,4 +1,4 @@
-package dev.gputop.agent.attach;
+package dev.gputop.agent.internal;
 
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.metrics.MeterProvider;

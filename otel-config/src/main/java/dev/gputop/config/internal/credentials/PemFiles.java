@@ -1,4 +1,4 @@
-package dev.gputop.config.credentials;
+package dev.gputop.config.internal.credentials;
 
 import dev.gputop.config.TlsConfig;
 import java.io.ByteArrayInputStream;

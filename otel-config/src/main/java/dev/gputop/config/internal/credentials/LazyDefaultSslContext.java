@@ -1,4 +1,4 @@
-package dev.gputop.config.credentials;
+package dev.gputop.config.internal.credentials;
 
 import java.security.KeyManagementException;
 import java.security.NoSuchAlgorithmException;

@@ -1,4 +1,4 @@
-package dev.gputop.config.credentials;
+package dev.gputop.config.internal.credentials;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

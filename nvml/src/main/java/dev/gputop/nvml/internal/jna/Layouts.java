@@ -1,4 +1,4 @@
-package dev.gputop.nvml.jna;
+package dev.gputop.nvml.internal.jna;
 
 /**
  * Sizes, offsets and constants of nvml.h that the sampler uses to read raw memory (cheaper than a

@@ -1,4 +1,4 @@
-package dev.gputop.nvml.jna;
+package dev.gputop.nvml.internal.jna;
 
 import com.sun.jna.Structure.FieldOrder;
 

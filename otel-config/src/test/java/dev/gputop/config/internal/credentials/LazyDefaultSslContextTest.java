@@ -1,4 +1,4 @@
-package dev.gputop.config.credentials;
+package dev.gputop.config.internal.credentials;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,4 +1,4 @@
-package dev.gputop.nvml.jna;
+package dev.gputop.nvml.internal.jna;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

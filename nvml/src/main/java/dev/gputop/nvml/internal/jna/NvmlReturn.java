@@ -1,4 +1,4 @@
-package dev.gputop.nvml.jna;
+package dev.gputop.nvml.internal.jna;
 
 /**
  * Every {@code nvmlReturn_t} value of nvml.h (API version 13), with the header's meaning in words a

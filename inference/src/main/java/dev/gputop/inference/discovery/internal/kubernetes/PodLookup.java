@@ -1,4 +1,4 @@
-package dev.gputop.inference.discovery.kubernetes;
+package dev.gputop.inference.discovery.internal.kubernetes;
 
 /**
  * Finds the pod a container belongs to. Discovery calls it from its own thread once per pass;

@@ -1,4 +1,4 @@
-package dev.gputop.config.credentials;
+package dev.gputop.config.internal.credentials;
 
 /**
  * A TLS file or a secret file that can't be used: missing, unreadable, too large, not PEM, an

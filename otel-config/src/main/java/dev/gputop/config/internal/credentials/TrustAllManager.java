@@ -1,4 +1,4 @@
-package dev.gputop.config.credentials;
+package dev.gputop.config.internal.credentials;
 
 import java.net.Socket;
 import java.security.cert.X509Certificate;
