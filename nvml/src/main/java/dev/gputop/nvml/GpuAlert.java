@@ -9,7 +9,7 @@ package dev.gputop.nvml;
  * @param server always null for GPU alerts (the field is there for the shared alert shape)
  * @param message what happened, naming the GPU
  */
-public record GpuAlert(String name, String server, String message) {
+record GpuAlert(String name, String server, String message) {
 
   /** The alert for a GPU in state failed. */
   public static final String GPU_FAILED = "gpu_failed";

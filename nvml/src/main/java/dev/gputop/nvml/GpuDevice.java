@@ -37,7 +37,7 @@ import java.util.Objects;
  * @param faults memory retirement, PCIe replays and NVLink ({@link GpuFaults#NONE} when none is
  *     reported)
  */
-public record GpuDevice(
+record GpuDevice(
     int index,
     String uuid,
     String name,

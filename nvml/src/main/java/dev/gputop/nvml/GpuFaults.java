@@ -17,7 +17,7 @@ import java.util.List;
  * @param pcieReplays PCIe replays since the driver was loaded (link-level retransmissions)
  * @param nvlinks the GPU's NVLink links in link order
  */
-public record GpuFaults(
+record GpuFaults(
     Long remappedRowsCorrectable,
     Long remappedRowsUncorrectable,
     Boolean remapPending,

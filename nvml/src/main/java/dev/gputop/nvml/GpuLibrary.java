@@ -8,7 +8,7 @@ package dev.gputop.nvml;
  * Java, without gcc. Implementations must allow {@link #sample()} and {@link #close()} from
  * different threads, one call at a time.
  */
-public interface GpuLibrary extends AutoCloseable {
+interface GpuLibrary extends AutoCloseable {
 
   /** Opens a session; the NVML receiver calls it on its refresh thread. */
   @FunctionalInterface

@@ -9,5 +9,5 @@ package dev.gputop.nvml;
  * @param smUtilization 0-1
  * @param memoryUtilization fraction of time the process read or wrote memory, 0-1
  */
-public record GpuProcessUtilization(
+record GpuProcessUtilization(
     long pid, String gpuUuid, double smUtilization, double memoryUtilization) {}

@@ -1,7 +1,7 @@
 package dev.gputop.nvml;
 
 /** A GPU's health as {@code hw.state} and the snapshot's {@code state} report it. */
-public enum GpuState {
+enum GpuState {
   /** Answering NVML. */
   OK,
   /** Fallen off the bus ({@code NVML_ERROR_GPU_IS_LOST}) or otherwise unreachable; needs a reset. */

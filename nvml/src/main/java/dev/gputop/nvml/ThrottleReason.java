@@ -4,7 +4,7 @@ package dev.gputop.nvml;
  * The clock event ("throttle") reason bits of {@code nvmlDeviceGetCurrentClocksEventReasons}, with
  * the attribute values used in {@code gputop.gpu.throttle}.
  */
-public enum ThrottleReason {
+enum ThrottleReason {
   GPU_IDLE(0x1L, "gpu_idle"),
   APPLICATIONS_CLOCKS_SETTING(0x2L, "applications_clocks_setting"),
   SW_POWER_CAP(0x4L, "sw_power_cap"),

@@ -9,7 +9,7 @@ import java.util.Set;
  * A100/H100 memory error management guide). Other Xids (13, 31, 43, 45, ...) are usually the
  * application's fault and are counted but do not alert. Immutable.
  */
-public final class XidCodes {
+final class XidCodes {
 
   private XidCodes() {}
 

@@ -9,4 +9,4 @@ package dev.gputop.nvml;
  * @param gpuInstanceId the MIG GPU instance the event is attributed to, or null
  * @param computeInstanceId the MIG compute instance, or null
  */
-public record XidEvent(String gpuUuid, int index, long xid, Integer gpuInstanceId, Integer computeInstanceId) {}
+record XidEvent(String gpuUuid, int index, long xid, Integer gpuInstanceId, Integer computeInstanceId) {}
