@@ -8,8 +8,12 @@ import dev.gputop.agent.demo.DemoReplicas;
 import dev.gputop.agent.demo.Replica;
 import dev.gputop.config.AgentConfig;
 import dev.gputop.config.ConfigLoader;
+import com.sun.jna.Native;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -36,10 +40,22 @@ class HistorySnapshotTest {
     }
   }
 
-  private static String config(List<Replica> replicas) {
+  /**
+   * The fake NVML under a name of its own: a separate copy in the process (its own devices), and
+   * JNA, which caches a loaded library under its file name too, keeps {@code libnvidia-ml.so.1}
+   * unresolved for the tests that expect no NVML.
+   */
+  private static Path ownFakeNvml() throws IOException {
+    Path built = FakeNvmlLibrary.path();
+    Path copy = built.resolveSibling("libfake-nvml-history-snapshot.so");
+    Files.copy(built, copy, StandardCopyOption.REPLACE_EXISTING);
+    return copy;
+  }
+
+  private static String config(List<Replica> replicas, Path nvml) {
     StringBuilder y = new StringBuilder();
     y.append("listen: 'off'\nrefresh:\n  normal: 250ms\n");
-    y.append("nvml:\n  library: ").append(FakeNvmlLibrary.path()).append('\n');
+    y.append("nvml:\n  library: ").append(nvml).append('\n');
     y.append("inference:\n  window: 30s\n  discovery:\n    enabled: false\n  endpoints:\n");
     for (Replica r : replicas) {
       y.append("    - name: ").append(r.name()).append("\n      url: ").append(r.url()).append('\n');
@@ -64,14 +80,15 @@ class HistorySnapshotTest {
 
   @Test
   void recordHistory_pointsAreTheSnapshotsValuesForTheSameState() throws Exception {
-    FakeNvmlLibrary.Control fake = FakeNvmlLibrary.control();
+    Path nvml = ownFakeNvml();
+    FakeNvmlLibrary.Control fake = Native.load(nvml.toString(), FakeNvmlLibrary.Control.class);
     fake.fake_nvml_reset(2);
     fake.fake_nvml_set(0, "util.gpu", 87);
     fake.fake_nvml_set(0, "memory.used", 20 * GIB + 12_345_678); // more digits than a float keeps
     fake.fake_nvml_set(1, "util.gpu", 93);
     fake.fake_nvml_add_mig(1, 1, 0, 10 * GIB);
     try (DemoReplicas replicas = DemoReplicas.builder().seed(11).restarts(false).earlyBurst(true).start()) {
-      AgentConfig cfg = new ConfigLoader().parse(config(replicas.replicas()), Map.of());
+      AgentConfig cfg = new ConfigLoader().parse(config(replicas.replicas(), nvml), Map.of());
       try (AgentRuntime runtime = AgentRuntime.builder(cfg).build()) {
         runtime.start();
         assertThat(runtime.awaitFirstRefresh(Duration.ofSeconds(20))).isTrue();
