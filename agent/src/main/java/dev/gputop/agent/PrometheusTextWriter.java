@@ -31,6 +31,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.StringJoiner;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BiConsumer;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -77,6 +78,9 @@ final class PrometheusTextWriter {
 
   private static final int BUFFER = 16 * 1024;
 
+  /** The most labels a read's arrays may hold and still be kept for the next read (4 MB each). */
+  static final int KEPT_LABELS = 1 << 20;
+
   private static final String[] K8S_LONG = {"k8s_namespace_name", "k8s_pod_name", "k8s_container_name"};
   private static final String[] K8S_SHORT = {"namespace", "pod", "container"};
 
@@ -113,12 +117,27 @@ final class PrometheusTextWriter {
     }
   }
 
+  /** A bound's bits and its text. */
+  private record Bound(long bits, byte[] text) {}
+
   /** A label name, converted once: the name series are sorted by, and the bytes written. */
   private record LabelName(String name, byte[] bytes, boolean kubernetes) {}
 
   private final Map<Description, Converted> descriptions = new ConcurrentHashMap<>();
   private final Map<String, LabelName> labelNames = new ConcurrentHashMap<>();
   private final Map<String, Boolean> warned = new ConcurrentHashMap<>();
+  /**
+   * {@code le} and {@code quantile} values as text, by their bits, in slots of a hash: the same few
+   * bucket bounds are written for every server. A slot holds one immutable entry, so reads on two
+   * threads see one or the other, never half of one.
+   */
+  private final Bound[] bounds = new Bound[1024];
+  /**
+   * The arrays of the last read, for the next one: at 500 servers they hold 20,000 series and
+   * 100,000 labels, several MB if grown anew for every read. Only one is kept, and none past
+   * {@link #KEPT_LABELS}.
+   */
+  private final AtomicReference<Read> spare = new AtomicReference<>();
 
   /**
    * Writes {@code metrics} to {@code out} as {@code /metrics} serves them, in OpenMetrics 1.0 when
@@ -133,7 +152,8 @@ final class PrometheusTextWriter {
    * fails here.
    */
   Prepared prepare(Collection<MetricData> metrics) {
-    Read read = new Read();
+    Read spare = this.spare.getAndSet(null);
+    Read read = spare != null ? spare : new Read();
     Map<String, Group> groups = new HashMap<>();
     Resource resource = null;
     for (MetricData m : metrics) {
@@ -177,17 +197,23 @@ final class PrometheusTextWriter {
       this.renaming = renaming;
     }
 
-    /** Writes the exposition to {@code out} (not closed). */
+    /** Writes the exposition to {@code out} (not closed); once. */
     void write(boolean openMetrics, OutputStream out) throws IOException {
-      TextBuffer buf = new TextBuffer(out, BUFFER);
-      Writing w = new Writing(read, buf, openMetrics, renaming);
-      for (Group g : groups) {
-        w.family(g);
+      try {
+        TextBuffer buf = new TextBuffer(out, BUFFER);
+        Writing w = new Writing(read, buf, openMetrics, renaming, bounds);
+        for (Group g : groups) {
+          w.family(g);
+        }
+        if (openMetrics) {
+          buf.ascii("# EOF\n");
+        }
+        buf.drain();
+      } finally {
+        if (read.clear()) {
+          spare.set(read);
+        }
       }
-      if (openMetrics) {
-        buf.ascii("# EOF\n");
-      }
-      buf.drain();
     }
   }
 
@@ -325,6 +351,19 @@ final class PrometheusTextWriter {
     /** Whether two attributes of the point being converted gave one label name. */
     boolean collision;
 
+    /**
+     * Forgets the read (drops its references to the SDK's points and strings) so that the arrays
+     * can be used again; false when they are too large to keep.
+     */
+    boolean clear() {
+      Arrays.fill(names, 0, labels, null);
+      Arrays.fill(values, 0, labels, null);
+      Arrays.fill(points, 0, rows, null);
+      labels = 0;
+      rows = 0;
+      return names.length <= KEPT_LABELS;
+    }
+
     /** The rows of {@code m}, checked and sorted, as a group; null when it is left out. */
     Group convert(MetricData m) {
       Converted c = describe(m);
@@ -425,7 +464,7 @@ final class PrometheusTextWriter {
           break;
         case HISTOGRAM:
           created(p);
-          point = p instanceof HistogramPointData ? buckets((HistogramPointData) p) : exponential((ExponentialHistogramPointData) p);
+          point = p instanceof HistogramPointData ? checked((HistogramPointData) p) : exponential((ExponentialHistogramPointData) p);
           break;
         case SUMMARY:
           created(p);
@@ -595,7 +634,29 @@ final class PrometheusTextWriter {
   }
 
   /** A histogram point's buckets as the Prometheus model checks them: +Inf last, sorted, no NaN. */
-  private record Buckets(double[] bounds, long[] counts, long count, double sum) {}
+  private record Buckets(double[] bounds, long[] counts, double sum) {}
+
+  /**
+   * The point itself when its buckets are as the Prometheus model wants them (the SDK's and the
+   * servers' always are), else its buckets sorted ({@link #buckets}); either way checked.
+   */
+  private static Object checked(HistogramPointData p) {
+    List<Double> boundaries = p.getBoundaries();
+    List<Long> counts = p.getCounts();
+    int n = boundaries.size() + 1;
+    if (counts.size() != n) {
+      throw new IllegalArgumentException("upperBounds.length == " + n + " but counts.length == " + counts.size());
+    }
+    double previous = Double.NEGATIVE_INFINITY;
+    for (int i = 0; i < n; i++) {
+      double b = i < n - 1 ? boundaries.get(i) : Double.POSITIVE_INFINITY;
+      if (Double.isNaN(b) || counts.get(i) < 0 || (i > 0 && !(previous < b))) {
+        return buckets(p); // sorts, or says what is wrong
+      }
+      previous = b;
+    }
+    return p;
+  }
 
   private static Buckets buckets(HistogramPointData p) {
     List<Double> boundaries = p.getBoundaries();
@@ -615,7 +676,6 @@ final class PrometheusTextWriter {
     if (!sorted) {
       sortBuckets(b, c);
     }
-    long total = 0;
     for (int i = 0; i < n; i++) {
       if (Double.isNaN(b[i])) {
         throw new IllegalArgumentException("Cannot use NaN as an upper bound");
@@ -626,12 +686,11 @@ final class PrometheusTextWriter {
       if (i > 0 && b[i - 1] == b[i]) {
         throw new IllegalArgumentException("Duplicate upper bound " + b[i]);
       }
-      total += c[i];
     }
     if (b[n - 1] != Double.POSITIVE_INFINITY) {
       throw new IllegalArgumentException("the buckets must end with +Inf");
     }
-    return new Buckets(b, c, total, p.getSum());
+    return new Buckets(b, c, p.getSum());
   }
 
   private static void sortBuckets(double[] b, long[] c) {
@@ -654,7 +713,7 @@ final class PrometheusTextWriter {
       throw new IllegalArgumentException(p.getZeroCount() + ": nativeZeroCount cannot be negative");
     }
     long total = p.getZeroCount() + nativeCount(p.getPositiveBuckets()) + nativeCount(p.getNegativeBuckets());
-    return new Buckets(new double[] {Double.POSITIVE_INFINITY}, new long[] {total}, total, p.getSum());
+    return new Buckets(new double[] {Double.POSITIVE_INFINITY}, new long[] {total}, p.getSum());
   }
 
   private static long nativeCount(ExponentialHistogramBuckets buckets) {
@@ -756,11 +815,11 @@ final class PrometheusTextWriter {
     private final TextBuffer out;
     private final boolean openMetrics;
     private final boolean renaming;
-    /** {@code le} values by their bits: the same few bounds are written for every server. */
-    private final long[] boundBits = new long[256];
-    private final byte[][] boundText = new byte[256][];
 
-    Writing(Read read, TextBuffer out, boolean openMetrics, boolean renaming) {
+    private final Bound[] bounds;
+
+    Writing(Read read, TextBuffer out, boolean openMetrics, boolean renaming, Bound[] bounds) {
+      this.bounds = bounds;
       this.read = read;
       this.out = out;
       this.openMetrics = openMetrics;
@@ -855,24 +914,42 @@ final class PrometheusTextWriter {
       byte[] count = ascii(name + "_count");
       byte[] sum = ascii(name + "_sum");
       for (int r : rows) {
-        Buckets b = (Buckets) read.points[r];
+        Object p = read.points[r];
         long cumulative = 0;
-        for (int i = 0; i < b.bounds().length; i++) {
-          cumulative += b.counts()[i];
-          out.write(bucket);
-          labels(r, LE, b.bounds()[i]);
-          out.decimal(cumulative);
-          out.write('\n');
+        double total;
+        if (p instanceof HistogramPointData) {
+          HistogramPointData h = (HistogramPointData) p;
+          List<Double> bounds = h.getBoundaries();
+          List<Long> counts = h.getCounts();
+          for (int i = 0; i <= bounds.size(); i++) {
+            cumulative += counts.get(i);
+            out.write(bucket);
+            labels(r, LE, i < bounds.size() ? bounds.get(i) : Double.POSITIVE_INFINITY);
+            out.decimal(cumulative);
+            out.write('\n');
+          }
+          total = h.getSum();
+        } else {
+          Buckets b = (Buckets) p;
+          for (int i = 0; i < b.bounds().length; i++) {
+            cumulative += b.counts()[i];
+            out.write(bucket);
+            labels(r, LE, b.bounds()[i]);
+            out.decimal(cumulative);
+            out.write('\n');
+          }
+          total = b.sum();
         }
-        boolean hasSum = !Double.isNaN(b.sum());
+        // the count of a Prometheus histogram is its buckets' sum, whatever the point says
+        boolean hasSum = !Double.isNaN(total);
         if (!openMetrics || hasSum) {
           sampleName(count, r);
-          out.decimal(b.count());
+          out.decimal(cumulative);
           out.write('\n');
         }
         if (hasSum) {
           sampleName(sum, r);
-          out.number(b.sum());
+          out.number(total);
           out.write('\n');
         }
       }
@@ -1014,19 +1091,15 @@ final class PrometheusTextWriter {
       out.escaped(v, true);
     }
 
-    private byte[] bound(double d) throws IOException {
+    private byte[] bound(double d) {
       long bits = Double.doubleToRawLongBits(d);
-      int slot = (int) (bits ^ (bits >>> 29) ^ (bits >>> 47)) & (boundBits.length - 1);
-      if (boundText[slot] != null && boundBits[slot] == bits) {
-        return boundText[slot];
+      int slot = (int) ((bits * 0x9E3779B97F4A7C15L) >>> 54); // 10 bits: the bounds array's size
+      Bound b = bounds[slot];
+      if (b == null || b.bits() != bits) {
+        b = new Bound(bits, ascii(TextBuffer.numberText(d)));
+        bounds[slot] = b;
       }
-      ByteArrayOutputStream text = new ByteArrayOutputStream(32);
-      TextBuffer b = new TextBuffer(text, 32);
-      b.number(d);
-      b.drain();
-      boundBits[slot] = bits;
-      boundText[slot] = text.toByteArray();
-      return boundText[slot];
+      return b.text();
     }
   }
 

@@ -158,6 +158,14 @@ final class TextBuffer {
     }
   }
 
+  /** {@link #number}'s text, as a string. */
+  static String numberText(double d) {
+    if (d == (long) d && Math.abs(d) < 1e7) {
+      return Double.doubleToRawLongBits(d) == Double.doubleToRawLongBits(-0.0) ? "-0.0" : (long) d + ".0";
+    }
+    return d == Double.POSITIVE_INFINITY ? "+Inf" : d == Double.NEGATIVE_INFINITY ? "-Inf" : Double.toString(d);
+  }
+
   /** Writes what is buffered to the stream. */
   void drain() throws IOException {
     if (len > 0) {

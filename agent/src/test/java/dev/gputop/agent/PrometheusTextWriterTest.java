@@ -23,10 +23,13 @@ import io.opentelemetry.sdk.metrics.SdkMeterProvider;
 import io.opentelemetry.sdk.metrics.SdkMeterProviderBuilder;
 import io.opentelemetry.sdk.metrics.View;
 import io.opentelemetry.sdk.metrics.data.AggregationTemporality;
+import io.opentelemetry.sdk.metrics.data.DoubleExemplarData;
+import io.opentelemetry.sdk.metrics.data.HistogramPointData;
 import io.opentelemetry.sdk.metrics.data.MetricData;
 import io.opentelemetry.sdk.metrics.export.MetricProducer;
 import io.opentelemetry.sdk.metrics.internal.data.ImmutableDoublePointData;
 import io.opentelemetry.sdk.metrics.internal.data.ImmutableGaugeData;
+import io.opentelemetry.sdk.metrics.internal.data.ImmutableHistogramData;
 import io.opentelemetry.sdk.metrics.internal.data.ImmutableMetricData;
 import io.opentelemetry.sdk.metrics.internal.data.ImmutableSumData;
 import io.opentelemetry.sdk.metrics.internal.data.ImmutableSummaryData;
@@ -334,6 +337,73 @@ class PrometheusTextWriterTest {
       String text = both.assertSameBytes();
       assertThat(text).contains("rpc_latency_seconds{m=\"get\",quantile=\"0.5\"} 0.25\n", "exp_latency_seconds_bucket",
           "nan_gauge{v=\"nan\"} NaN\n", "nan_counter_total NaN\n");
+    }
+  }
+
+  /** A histogram point as a producer may make it, unchecked. */
+  private record RawHistogramPoint(Attributes getAttributes, List<Double> getBoundaries, List<Long> getCounts,
+      double getSum, long getStartEpochNanos) implements HistogramPointData {
+    @Override
+    public long getEpochNanos() {
+      return getStartEpochNanos + 1;
+    }
+
+    @Override
+    public long getCount() {
+      return 999; // what the point says; Prometheus's count is the buckets' sum
+    }
+
+    @Override
+    public boolean hasMin() {
+      return false;
+    }
+
+    @Override
+    public double getMin() {
+      return 0;
+    }
+
+    @Override
+    public boolean hasMax() {
+      return false;
+    }
+
+    @Override
+    public double getMax() {
+      return 0;
+    }
+
+    @Override
+    public List<DoubleExemplarData> getExemplars() {
+      return List.of();
+    }
+  }
+
+  private static MetricData histogram(Resource resource, String name, RawHistogramPoint... points) {
+    return ImmutableMetricData.createDoubleHistogram(resource, PRODUCED, name, "", "s",
+        ImmutableHistogramData.create(AggregationTemporality.CUMULATIVE, List.of(points)));
+  }
+
+  @Test
+  void producedHistograms_unsortedOrInvalidBuckets_sortedOrLeftOutAsTheLibraryDoes() throws Exception {
+    Attributes a = Attributes.of(AttributeKey.stringKey("s"), "a");
+    Attributes b = Attributes.of(AttributeKey.stringKey("s"), "b");
+    MetricProducer producer = resource -> List.of(
+        histogram(resource, "unsorted", new RawHistogramPoint(a, List.of(2.0, 0.5, 1.0), List.of(1L, 2L, 3L, 4L), 9.5, 1),
+            new RawHistogramPoint(b, List.of(), List.of(7L), Double.NaN, 1)),
+        histogram(resource, "with.neg.inf", new RawHistogramPoint(a, List.of(Double.NEGATIVE_INFINITY, 0.0), List.of(1L, 0L, 2L), -3, 1)),
+        histogram(resource, "nan.bound", new RawHistogramPoint(a, List.of(0.5, Double.NaN), List.of(1L, 2L, 3L), 1, 1)),
+        histogram(resource, "negative.count", new RawHistogramPoint(a, List.of(0.5), List.of(1L, -2L), 1, 1)),
+        histogram(resource, "duplicate.bound", new RawHistogramPoint(a, List.of(0.5, 0.5), List.of(1L, 2L, 3L), 1, 1)),
+        histogram(resource, "explicit.inf", new RawHistogramPoint(a, List.of(0.5, Double.POSITIVE_INFINITY), List.of(1L, 2L, 3L), 1, 1)),
+        histogram(resource, "wrong.length", new RawHistogramPoint(a, List.of(0.5), List.of(1L), 1, 1)),
+        histogram(resource, "negative.start", new RawHistogramPoint(a, List.of(0.5), List.of(1L, 1L), 1, -5_000_000)),
+        histogram(resource, "fine", new RawHistogramPoint(b, List.of(0.5, 1e-7), List.of(1L, 1L, 1L), 0.25, 1),
+            new RawHistogramPoint(a, List.of(0.5), List.of(0L, 0L), 0, 1)));
+    try (Both both = new Both(resource("service.name", "histograms"), producer)) {
+      assertThat(both.assertSameBytes()).contains("unsorted_seconds_bucket{s=\"a\",le=\"0.5\"} 2\n",
+          "unsorted_seconds_count{s=\"a\"} 10\n").doesNotContain("nan_bound", "negative_count", "duplicate_bound",
+          "explicit_inf", "wrong_length", "negative_start");
     }
   }
 
