@@ -78,6 +78,9 @@ final class PrometheusTextWriter {
 
   private static final int BUFFER = 16 * 1024;
 
+  /** The slots a label value is looked for in, from its hash's. */
+  private static final int PROBES = 4;
+
   /** The most labels a read's arrays may hold and still be kept for the next read (4 MB each). */
   static final int KEPT_LABELS = 1 << 20;
 
@@ -117,11 +120,14 @@ final class PrometheusTextWriter {
     }
   }
 
+  /** A label value and its bytes as written. */
+  private record Text(String value, byte[] text) {}
+
   /** A bound's bits and its text. */
   private record Bound(long bits, byte[] text) {}
 
   /** A label name, converted once: the name series are sorted by, and the bytes written. */
-  private record LabelName(String name, byte[] bytes, boolean kubernetes) {}
+  private record LabelName(String name, byte[] first, byte[] next, boolean kubernetes) {}
 
   private final Map<Description, Converted> descriptions = new ConcurrentHashMap<>();
   private final Map<String, LabelName> labelNames = new ConcurrentHashMap<>();
@@ -132,6 +138,14 @@ final class PrometheusTextWriter {
    * threads see one or the other, never half of one.
    */
   private final Bound[] bounds = new Bound[1024];
+  /**
+   * Label values as written, by the value string (identity), in slots of a hash in the same way:
+   * the SDK keeps a series' attributes, and the same strings (a server's name, its engine, its
+   * model) are in every family. Two tables, since the renaming of a value's end depends on the
+   * read. At most 16,384 entries each.
+   */
+  private final Text[] values = new Text[16384];
+  private final Text[] renamedValues = new Text[16384];
   /**
    * The arrays of the last read, for the next one: at 500 servers they hold 20,000 series and
    * 100,000 labels, several MB if grown anew for every read. Only one is kept, and none past
@@ -201,7 +215,7 @@ final class PrometheusTextWriter {
     void write(boolean openMetrics, OutputStream out) throws IOException {
       try {
         TextBuffer buf = new TextBuffer(out, BUFFER);
-        Writing w = new Writing(read, buf, openMetrics, renaming, bounds);
+        Writing w = new Writing(read, buf, openMetrics, renaming, bounds, renaming ? renamedValues : values);
         for (Group g : groups) {
           w.family(g);
         }
@@ -307,7 +321,7 @@ final class PrometheusTextWriter {
           written = K8S_SHORT[i];
         }
       }
-      n = new LabelName(name, ascii(written), name.startsWith("k8s"));
+      n = new LabelName(name, ascii(written + "=\""), ascii("," + written + "=\""), name.startsWith("k8s"));
       if (labelNames.size() < CACHE_LIMIT) {
         labelNames.put(key, n);
       }
@@ -817,9 +831,12 @@ final class PrometheusTextWriter {
     private final boolean renaming;
 
     private final Bound[] bounds;
+    private final Text[] values;
+    private final TextBuffer scratch = new TextBuffer(OutputStream.nullOutputStream(), 1024);
 
-    Writing(Read read, TextBuffer out, boolean openMetrics, boolean renaming, Bound[] bounds) {
+    Writing(Read read, TextBuffer out, boolean openMetrics, boolean renaming, Bound[] bounds, Text[] values) {
       this.bounds = bounds;
+      this.values = values;
       this.read = read;
       this.out = out;
       this.openMetrics = openMetrics;
@@ -1049,12 +1066,9 @@ final class PrometheusTextWriter {
       }
       out.write('{');
       for (int i = from; i < to; i++) {
-        if (i > from) {
-          out.write(',');
-        }
-        out.write(read.names[i].bytes());
-        out.write(EQ_QUOTE);
-        value(read.values[i]);
+        LabelName n = read.names[i];
+        out.write(i > from ? n.next() : n.first());
+        out.write(value(read.values[i]));
         out.write('"');
       }
       if (extraName != null) {
@@ -1075,20 +1089,39 @@ final class PrometheusTextWriter {
      * ,k8s_pod_name=} (or {@code {...}), that end renamed, as the renaming stream did it (the value's
      * closing quote completes {@code k8s_pod_name="}).
      */
-    private void value(String v) throws IOException {
+    private byte[] value(String v) throws IOException {
+      int mask = values.length - 1;
+      int home = System.identityHashCode(v) & mask;
+      int free = -1;
+      for (int i = 0; i < PROBES; i++) {
+        Text cached = values[(home + i) & mask];
+        if (cached == null) {
+          free = free < 0 ? (home + i) & mask : free;
+        } else if (cached.value() == v) {
+          return cached.text();
+        }
+      }
+      // escaped into a scratch buffer (a value is at most 4 bytes per char, plus 6 for a renamed end)
+      TextBuffer b = v.length() <= 250 ? scratch : new TextBuffer(OutputStream.nullOutputStream(), v.length() * 4 + 8);
+      String end = null;
       if (renaming && v.endsWith("=")) {
-        for (int i = 0; i < K8S_LONG.length; i++) {
+        for (int i = 0; i < K8S_LONG.length && end == null; i++) {
           String from = K8S_LONG[i] + "=";
           int at = v.length() - from.length() - 1;
           if (at >= 0 && v.endsWith(from) && (v.charAt(at) == ',' || v.charAt(at) == '{')) {
-            out.escaped(v.substring(0, at + 1), true);
-            out.ascii(K8S_SHORT[i]);
-            out.write('=');
-            return;
+            b.escaped(v.substring(0, at + 1), true);
+            end = K8S_SHORT[i] + "=";
           }
         }
       }
-      out.escaped(v, true);
+      if (end == null) {
+        b.escaped(v, true);
+      } else {
+        b.ascii(end);
+      }
+      byte[] bytes = b.take();
+      values[free >= 0 ? free : home] = new Text(v, bytes); // full: the home slot's value goes
+      return bytes;
     }
 
     private byte[] bound(double d) {

@@ -2,6 +2,7 @@ package dev.gputop.agent;
 
 import java.io.IOException;
 import java.io.OutputStream;
+import java.util.Arrays;
 
 /**
  * The bytes of an exposition on their way to the client: a fixed array, written through to the
@@ -14,6 +15,7 @@ final class TextBuffer {
   private final OutputStream out;
   private final byte[] buf;
   private int len;
+  private final StringBuilder digits = new StringBuilder(32);
 
   TextBuffer(OutputStream out, int size) {
     this.out = out;
@@ -119,8 +121,26 @@ final class TextBuffer {
       buf[len++] = '-';
       v = -v;
     }
+    if (v <= Integer.MAX_VALUE) {
+      decimal((int) v); // int division: C1 calls out for every long one
+      return;
+    }
     int digits = 1;
     for (long p = 10; digits < 19 && v >= p; p *= 10) {
+      digits++;
+    }
+    int end = len + digits;
+    for (int i = end - 1; i >= len; i--) {
+      buf[i] = (byte) ('0' + (v % 10));
+      v /= 10;
+    }
+    len = end;
+  }
+
+  /** Decimal digits of a non-negative int; room for them is there. */
+  private void decimal(int v) {
+    int digits = 1;
+    for (int p = 10; digits < 10 && v >= p; p *= 10) {
       digits++;
     }
     int end = len + digits;
@@ -154,7 +174,16 @@ final class TextBuffer {
     } else if (d == Double.NEGATIVE_INFINITY) {
       ascii("-Inf");
     } else {
-      ascii(Double.toString(d));
+      // Double.toString's digits (the same FloatingDecimal), without making a string
+      digits.setLength(0);
+      digits.append(d);
+      int n = digits.length();
+      if (len > buf.length - n) {
+        drain();
+      }
+      for (int i = 0; i < n; i++) {
+        buf[len++] = (byte) digits.charAt(i);
+      }
     }
   }
 
@@ -164,6 +193,13 @@ final class TextBuffer {
       return Double.doubleToRawLongBits(d) == Double.doubleToRawLongBits(-0.0) ? "-0.0" : (long) d + ".0";
     }
     return d == Double.POSITIVE_INFINITY ? "+Inf" : d == Double.NEGATIVE_INFINITY ? "-Inf" : Double.toString(d);
+  }
+
+  /** What is buffered, as a new array, and the buffer emptied (for a stream that is not written to). */
+  byte[] take() {
+    byte[] out = Arrays.copyOf(buf, len);
+    len = 0;
+    return out;
   }
 
   /** Writes what is buffered to the stream. */

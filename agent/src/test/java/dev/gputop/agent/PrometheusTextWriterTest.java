@@ -46,6 +46,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -274,9 +275,20 @@ class PrometheusTextWriterTest {
   @Test
   void kubernetesRenaming_onlyWhenALabelOrHelpNeedsIt_sameBytes() throws Exception {
     // No label name starts with k8s and no HELP has k8s_ in it: a value's k8s_pod_name= stays.
+    AtomicBoolean pod = new AtomicBoolean();
+    String value = "x,k8s_pod_name=";
     try (Both both = new Both(resource("service.name", "plain"))) {
-      both.meter("m").gaugeBuilder("values").buildWithCallback(m -> m.record(1,
-          Attributes.of(AttributeKey.stringKey("v"), "x,k8s_pod_name=")));
+      both.meter("m").gaugeBuilder("values").buildWithCallback(m -> {
+        m.record(1, Attributes.of(AttributeKey.stringKey("v"), value));
+        if (pod.get()) {
+          m.record(2, Attributes.of(AttributeKey.stringKey("k8s.pod.name"), "p"));
+        }
+      });
+      assertThat(both.assertSameBytes()).contains("values{v=\"x,k8s_pod_name=\"} 1.0\n");
+      // the same value string in a read that renames, then in one that does not again
+      pod.set(true);
+      assertThat(both.assertSameBytes()).contains("values{v=\"x,pod=\"} 1.0\n", "values{pod=\"p\"} 2.0\n");
+      pod.set(false);
       assertThat(both.assertSameBytes()).contains("values{v=\"x,k8s_pod_name=\"} 1.0\n");
     }
   }
@@ -398,11 +410,13 @@ class PrometheusTextWriterTest {
         histogram(resource, "explicit.inf", new RawHistogramPoint(a, List.of(0.5, Double.POSITIVE_INFINITY), List.of(1L, 2L, 3L), 1, 1)),
         histogram(resource, "wrong.length", new RawHistogramPoint(a, List.of(0.5), List.of(1L), 1, 1)),
         histogram(resource, "negative.start", new RawHistogramPoint(a, List.of(0.5), List.of(1L, 1L), 1, -5_000_000)),
+        histogram(resource, "big.counts", new RawHistogramPoint(a, List.of(1.0, 2.0, 3.0),
+            List.of(2_147_483_647L, 1L, 5_000_000_000L, 999_999_999L), 1e300, 1)),
         histogram(resource, "fine", new RawHistogramPoint(b, List.of(0.5, 1e-7), List.of(1L, 1L, 1L), 0.25, 1),
             new RawHistogramPoint(a, List.of(0.5), List.of(0L, 0L), 0, 1)));
     try (Both both = new Both(resource("service.name", "histograms"), producer)) {
       assertThat(both.assertSameBytes()).contains("unsorted_seconds_bucket{s=\"a\",le=\"0.5\"} 2\n",
-          "unsorted_seconds_count{s=\"a\"} 10\n").doesNotContain("nan_bound", "negative_count", "duplicate_bound",
+          "unsorted_seconds_count{s=\"a\"} 10\n", "big_counts_seconds_bucket{s=\"a\",le=\"2.0\"} 2147483648\n").doesNotContain("nan_bound", "negative_count", "duplicate_bound",
           "explicit_inf", "wrong_length", "negative_start");
     }
   }
