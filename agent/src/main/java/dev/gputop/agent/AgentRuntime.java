@@ -34,8 +34,8 @@ import java.util.logging.Logger;
  * The agent's spine: creates the receivers found through {@link ReceiverProvider} (ServiceLoader),
  * refreshes each on its own daemon thread every {@code refresh.normal}, and assembles their
  * published state into the JSON snapshot, the health report and the re-exported histograms. A
- * further daemon thread records the snapshot's values into the ten-minute {@link History} at the
- * same interval.
+ * further daemon thread records the snapshot's values (read from the receivers' typed sections,
+ * not from the document) into the ten-minute {@link History} at the same interval.
  *
  * <p>It does not know how the {@link OpenTelemetry} instance was made: the standalone {@code run}
  * command hands it an autoconfigured SDK ({@link StandaloneSdk}), the attach modes can hand it the
@@ -185,15 +185,21 @@ public final class AgentRuntime implements AutoCloseable {
    * alerts}, {@code health}, then any other section a receiver publishes.
    */
   public ObjectNode snapshot() {
-    List<Map<String, Object>> sections = new ArrayList<>();
-    for (Running r : runningReceivers()) {
+    return assembler.assemble(sections(), health());
+  }
+
+  /** Every receiver's snapshot sections in start order; one that throws is left out (logged). */
+  List<Map<String, Object>> sections() {
+    List<Running> rs = runningReceivers();
+    List<Map<String, Object>> sections = new ArrayList<>(rs.size());
+    for (Running r : rs) {
       try {
         sections.add(r.receiver.snapshotSections());
       } catch (RuntimeException e) {
         r.throttled("snapshotSections()", e);
       }
     }
-    return assembler.assemble(sections, health());
+    return sections;
   }
 
   /**
@@ -271,9 +277,17 @@ public final class AgentRuntime implements AutoCloseable {
     return TimeUnit.NANOSECONDS.toMillis(clock.epochNanos());
   }
 
-  /** Records the snapshot into the history once now; the recorder thread calls it every interval. */
+  /**
+   * Records the snapshot's values into the history once now; the recorder thread calls it every
+   * interval. The values are read from the receivers' typed sections, without building the JSON
+   * document; only a receiver that publishes other values (none of the agent's own) makes it record
+   * from the assembled document instead. Either way the point is what {@link #snapshot()} shows.
+   */
   void recordHistory() {
-    history.record(epochMillis(), snapshot());
+    long now = epochMillis();
+    if (!history.record(now, sections())) {
+      history.record(now, snapshot());
+    }
   }
 
   private void startHistory() {

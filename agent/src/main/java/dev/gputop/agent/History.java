@@ -4,6 +4,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.gputop.inference.export.ServerEntry;
+import dev.gputop.inference.stats.LatencyStats;
+import dev.gputop.inference.stats.ServerStats;
+import dev.gputop.nvml.GpuEntry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -16,20 +20,22 @@ import java.util.logging.Logger;
  * The last ten minutes of every inference server's and every GPU's values, in memory only: one
  * bounded ring per entity, with one {@code long[]} of times and one {@code float[]} per series,
  * all allocated when the entity is first seen. A point is recorded every {@link #intervalMillis()}
- * (the refresh interval, but never more than {@link #MAX_POINTS} points per span) from the
- * snapshot document, so the history holds exactly what {@code /api/snapshot} showed. A server or
+ * (the refresh interval, but never more than {@link #MAX_POINTS} points per span) from what the
+ * receivers published: their typed entries ({@link ServerEntry}, {@link GpuEntry}) read in place,
+ * without building JSON, or the snapshot document when a receiver publishes anything else; either
+ * way the history holds exactly what {@code /api/snapshot} shows for the same state. A server or
  * GPU that leaves the snapshot keeps its points until they are older than {@link #SPAN}; then it
  * is dropped. At most {@link #MAX_SERVERS} servers and {@link #MAX_GPUS} GPUs are kept; one seen
  * beyond that has no history (logged once).
  *
- * <p>Values are stored as 32-bit floats (about seven significant digits); null (not available) is
- * stored as NaN and read back as null.
+ * <p>Values are stored as 32-bit floats (about seven significant digits); null (not available) and
+ * the non-finite numbers the snapshot shows as null are stored as NaN and read back as null.
  *
  * <p>Thread-safe: the recorder and HTTP threads synchronize on the history.
  *
  * <pre>{@code
  * History h = History.forRefresh(Duration.ofSeconds(3));
- * h.record(System.currentTimeMillis(), runtime.snapshot());
+ * h.record(System.currentTimeMillis(), runtime.snapshot()); // or record(millis, sections)
  * ObjectNode doc = h.server("chat-api", System.currentTimeMillis()); // null when unknown
  * }</pre>
  */
@@ -49,45 +55,65 @@ final class History {
   /** The most GPUs (and MIG instances) with a history. */
   static final int MAX_GPUS = 256;
 
-  /** A server's series, in the order the JSON lists them, each with where the snapshot has it. */
+  /**
+   * A server's series, in the order the JSON lists them, each with where the snapshot document has
+   * it and the typed statistic that field is written from ({@link ServerStats}, unwrapped into the
+   * server's entry).
+   */
   enum ServerSeries {
-    RUNNING("running", s -> s.get("running")),
-    WAITING("waiting", s -> s.get("waiting")),
-    KV_CACHE_USAGE("kvCacheUsage", s -> s.get("kvCacheUsage")),
-    PREFIX_HIT_RATIO("prefixHitRatio", s -> s.get("prefixHitRatio")),
-    REQUESTS_PER_SECOND("requestsPerSecond", s -> s.get("requestsPerSecond")),
-    PROMPT_TOKENS_PER_SECOND("promptTokensPerSecond", s -> s.get("promptTokensPerSecond")),
-    GENERATION_TOKENS_PER_SECOND("generationTokensPerSecond", s -> s.get("generationTokensPerSecond")),
-    PREEMPTIONS_PER_SECOND("preemptionsPerSecond", s -> s.get("preemptionsPerSecond")),
-    TTFT_P50("ttftP50", s -> s.path("ttft").get("p50")),
-    TTFT_P99("ttftP99", s -> s.path("ttft").get("p99")),
-    ITL_P50("itlP50", s -> s.path("itl").get("p50")),
-    ITL_P99("itlP99", s -> s.path("itl").get("p99")),
-    E2E_P50("e2eP50", s -> s.path("e2e").get("p50")),
-    E2E_P99("e2eP99", s -> s.path("e2e").get("p99")),
-    QUEUE_P50("queueP50", s -> s.path("queue").get("p50")),
-    QUEUE_P99("queueP99", s -> s.path("queue").get("p99"));
+    RUNNING("running", s -> s.get("running"), ServerStats::running),
+    WAITING("waiting", s -> s.get("waiting"), ServerStats::waiting),
+    KV_CACHE_USAGE("kvCacheUsage", s -> s.get("kvCacheUsage"), ServerStats::kvCacheUsage),
+    PREFIX_HIT_RATIO("prefixHitRatio", s -> s.get("prefixHitRatio"), ServerStats::prefixHitRatio),
+    REQUESTS_PER_SECOND("requestsPerSecond", s -> s.get("requestsPerSecond"), ServerStats::requestsPerSecond),
+    PROMPT_TOKENS_PER_SECOND("promptTokensPerSecond", s -> s.get("promptTokensPerSecond"),
+        ServerStats::promptTokensPerSecond),
+    GENERATION_TOKENS_PER_SECOND("generationTokensPerSecond", s -> s.get("generationTokensPerSecond"),
+        ServerStats::generationTokensPerSecond),
+    PREEMPTIONS_PER_SECOND("preemptionsPerSecond", s -> s.get("preemptionsPerSecond"),
+        ServerStats::preemptionsPerSecond),
+    TTFT_P50("ttftP50", s -> s.path("ttft").get("p50"), s -> p50(s.ttft())),
+    TTFT_P99("ttftP99", s -> s.path("ttft").get("p99"), s -> p99(s.ttft())),
+    ITL_P50("itlP50", s -> s.path("itl").get("p50"), s -> p50(s.itl())),
+    ITL_P99("itlP99", s -> s.path("itl").get("p99"), s -> p99(s.itl())),
+    E2E_P50("e2eP50", s -> s.path("e2e").get("p50"), s -> p50(s.e2e())),
+    E2E_P99("e2eP99", s -> s.path("e2e").get("p99"), s -> p99(s.e2e())),
+    QUEUE_P50("queueP50", s -> s.path("queue").get("p50"), s -> p50(s.queue())),
+    QUEUE_P99("queueP99", s -> s.path("queue").get("p99"), s -> p99(s.queue()));
 
     final String json;
     final Function<JsonNode, JsonNode> read;
+    /** The statistic as the receiver published it (already boxed there: reading allocates nothing). */
+    final Function<ServerStats, Number> typed;
 
-    ServerSeries(String json, Function<JsonNode, JsonNode> read) {
+    ServerSeries(String json, Function<JsonNode, JsonNode> read, Function<ServerStats, Number> typed) {
       this.json = json;
       this.read = read;
+      this.typed = typed;
+    }
+
+    private static Double p50(LatencyStats l) {
+      return l == null ? null : l.p50();
+    }
+
+    private static Double p99(LatencyStats l) {
+      return l == null ? null : l.p99();
     }
   }
 
-  /** A GPU's series, in the order the JSON lists them. */
+  /** A GPU's series, in the order the JSON lists them, each with the entry's field it is. */
   enum GpuSeries {
-    UTILIZATION("utilization"),
-    MEMORY_USED_BYTES("memoryUsedBytes"),
-    POWER_WATTS("powerWatts"),
-    TEMPERATURE_CELSIUS("temperatureCelsius");
+    UTILIZATION("utilization", GpuEntry::utilization),
+    MEMORY_USED_BYTES("memoryUsedBytes", GpuEntry::memoryUsedBytes),
+    POWER_WATTS("powerWatts", GpuEntry::powerWatts),
+    TEMPERATURE_CELSIUS("temperatureCelsius", GpuEntry::temperatureCelsius);
 
     final String json;
+    final Function<GpuEntry, Number> typed;
 
-    GpuSeries(String json) {
+    GpuSeries(String json, Function<GpuEntry, Number> typed) {
       this.json = json;
+      this.typed = typed;
     }
   }
 
@@ -98,6 +124,8 @@ final class History {
   private final int capacity;
   private final Map<String, Ring> servers = new LinkedHashMap<>();
   private final Map<String, Ring> gpus = new LinkedHashMap<>();
+  /** Keys of GPUs 0-63 and of their MIG instances 0-7, made once, so a record builds no strings. */
+  private final String[] gpuKeys = new String[64 * 9];
   private boolean serverLimitLogged;
   private boolean gpuLimitLogged;
 
@@ -155,7 +183,95 @@ final class History {
         }
       }
     }
-    long oldest = epochMillis - SPAN.toMillis();
+    dropOlderThan(epochMillis - SPAN.toMillis());
+  }
+
+  /**
+   * Records from the receivers' published sections, in receiver start order, without building the
+   * snapshot document: the servers of every {@code inference} list and the GPUs of every {@code
+   * gpus} list, concatenated as {@link SnapshotAssembler} concatenates them, read from the typed
+   * entries the document would be written from, with the document's rules (N/A and non-finite:
+   * NaN, stored as null). Allocates nothing per point once the entities have their rings.
+   *
+   * @return false, having recorded nothing, when some section's {@code inference} or {@code gpus}
+   *     is not a list of {@link ServerEntry} or {@link GpuEntry} (a receiver of another kind):
+   *     the caller then records the snapshot document with {@link #record(long, JsonNode)}
+   */
+  synchronized boolean record(long epochMillis, List<Map<String, Object>> sections) {
+    for (int k = 0; k < sections.size(); k++) {
+      Map<String, Object> section = sections.get(k);
+      if (section != null
+          && !(allOf(section.get("inference"), ServerEntry.class) && allOf(section.get("gpus"), GpuEntry.class))) {
+        return false;
+      }
+    }
+    for (int k = 0; k < sections.size(); k++) {
+      Map<String, Object> section = sections.get(k);
+      Object list = section == null ? null : section.get("inference");
+      if (list != null) {
+        List<?> entries = (List<?>) list;
+        for (int e = 0; e < entries.size(); e++) {
+          recordServer(epochMillis, (ServerEntry) entries.get(e));
+        }
+      }
+    }
+    for (int k = 0; k < sections.size(); k++) {
+      Map<String, Object> section = sections.get(k);
+      Object list = section == null ? null : section.get("gpus");
+      if (list != null) {
+        List<?> entries = (List<?>) list;
+        for (int e = 0; e < entries.size(); e++) {
+          recordGpu(epochMillis, (GpuEntry) entries.get(e));
+        }
+      }
+    }
+    dropOlderThan(epochMillis - SPAN.toMillis());
+    return true;
+  }
+
+  /** Absent, or a list (indexed without an iterator) whose every element is a {@code type}. */
+  private static boolean allOf(Object value, Class<?> type) {
+    if (value == null) {
+      return true;
+    }
+    if (!(value instanceof List<?> list) || !(value instanceof java.util.RandomAccess)) {
+      return false;
+    }
+    for (int i = 0; i < list.size(); i++) {
+      if (!type.isInstance(list.get(i))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private void recordServer(long epochMillis, ServerEntry s) {
+    if (s.name() == null) {
+      return; // the document's entry has no name either: no history, as there
+    }
+    Ring ring = ring(servers, s.name(), SERVER_SERIES.length, MAX_SERVERS, true);
+    if (ring == null) {
+      return;
+    }
+    int slot = ring.append(epochMillis);
+    ServerStats stats = s.stats();
+    for (int i = 0; i < SERVER_SERIES.length; i++) {
+      ring.values[i][slot] = stats == null ? Float.NaN : value(SERVER_SERIES[i].typed.apply(stats));
+    }
+  }
+
+  private void recordGpu(long epochMillis, GpuEntry g) {
+    Ring ring = ring(gpus, gpuKey(g.index(), g.migIndex()), GPU_SERIES.length, MAX_GPUS, false);
+    if (ring == null) {
+      return;
+    }
+    int slot = ring.append(epochMillis);
+    for (int i = 0; i < GPU_SERIES.length; i++) {
+      ring.values[i][slot] = value(GPU_SERIES[i].typed.apply(g));
+    }
+  }
+
+  private void dropOlderThan(long oldest) {
     servers.values().removeIf(r -> r.newest() < oldest);
     gpus.values().removeIf(r -> r.newest() < oldest);
   }
@@ -230,7 +346,25 @@ final class History {
       return null;
     }
     JsonNode mig = gpu.get("migIndex");
-    return mig != null && mig.canConvertToInt() ? index.asInt() + ":" + mig.asInt() : Integer.toString(index.asInt());
+    return gpuKeyText(index.asInt(), mig != null && mig.canConvertToInt() ? mig.asInt() : null);
+  }
+
+  private static String gpuKeyText(int index, Integer mig) {
+    return mig != null ? index + ":" + mig : Integer.toString(index);
+  }
+
+  /** {@link #gpuKey(JsonNode)} of a typed entry. Guarded by the History. */
+  private String gpuKey(int index, Integer mig) {
+    if (index < 0 || index >= 64 || (mig != null && (mig < 0 || mig > 7))) {
+      return gpuKeyText(index, mig);
+    }
+    int k = index * 9 + (mig == null ? 0 : mig + 1);
+    String key = gpuKeys[k];
+    if (key == null) {
+      key = gpuKeyText(index, mig);
+      gpuKeys[k] = key;
+    }
+    return key;
   }
 
   private void header(ObjectNode doc) {
@@ -289,6 +423,19 @@ final class History {
 
   private static float value(JsonNode v) {
     return v == null || !v.isNumber() ? Float.NaN : (float) v.asDouble();
+  }
+
+  /**
+   * A typed value as {@link #value(JsonNode)} reads it from the snapshot: through {@code double}
+   * (so a {@code long} rounds exactly as the document's number does), with null and non-finite
+   * values (null in the document) as NaN.
+   */
+  private static float value(Number n) {
+    if (n == null) {
+      return Float.NaN;
+    }
+    double d = n.doubleValue();
+    return Double.isFinite(d) ? (float) d : Float.NaN;
   }
 
   /** Fixed-size rings of times and values, oldest overwritten first. Guarded by the History. */

@@ -20,6 +20,8 @@ final class FakeNvmlLibrary {
     int fake_nvml_add_process(int dev, int pid, long usedBytes);
 
     int fake_nvml_add_process_sample(int dev, int pid, long timestampMicros, int sm, int mem);
+
+    int fake_nvml_add_mig(int parent, int gi, int ci, long memTotal);
   }
 
   private static Path library;
