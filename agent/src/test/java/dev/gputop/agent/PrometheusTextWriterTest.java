@@ -2,6 +2,7 @@ package dev.gputop.agent;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.sun.jna.Native;
 import dev.gputop.agent.demo.DemoReplicas;
 import dev.gputop.agent.demo.Replica;
 import dev.gputop.config.AgentConfig;
@@ -39,6 +40,9 @@ import io.opentelemetry.sdk.resources.Resource;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -125,7 +129,11 @@ class PrometheusTextWriterTest {
 
   @Test
   void agentRuntime_demoReplicasOfEveryEngineFakeNvmlAndPods_sameBytes() throws Exception {
-    FakeNvmlLibrary.Control fake = FakeNvmlLibrary.control();
+    // The fake NVML under a name of its own (as HistorySnapshotTest): its own devices, and JNA,
+    // which caches a loaded library by file name, leaves libnvidia-ml.so.1 to the tests that expect none.
+    Path nvml = FakeNvmlLibrary.path().resolveSibling("libfake-nvml-exposition.so");
+    Files.copy(FakeNvmlLibrary.path(), nvml, StandardCopyOption.REPLACE_EXISTING);
+    FakeNvmlLibrary.Control fake = Native.load(nvml.toString(), FakeNvmlLibrary.Control.class);
     fake.fake_nvml_reset(4);
     fake.fake_nvml_add_process(0, 4242, 3L << 30);
     ExportedHistogramProducer histograms = new ExportedHistogramProducer();
@@ -140,7 +148,7 @@ class PrometheusTextWriterTest {
     try (DemoReplicas replicas = DemoReplicas.builder().seed(7).restarts(false).start();
         Both both = new Both(StandaloneSdk.agentResource(Resource.getDefault(), "node-7"), histograms, pods)) {
       StringBuilder yaml = new StringBuilder("refresh:\n  normal: 1m\nlisten: 127.0.0.1:0\nnvml:\n  library: ")
-          .append(FakeNvmlLibrary.path()).append("\ninference:\n  discovery:\n    enabled: false\n  endpoints:\n");
+          .append(nvml).append("\ninference:\n  discovery:\n    enabled: false\n  endpoints:\n");
       for (Replica r : replicas.replicas()) {
         yaml.append("    - name: ").append(r.name()).append("\n      url: ").append(r.url()).append('\n');
       }
