@@ -29,6 +29,7 @@ import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.io.ArrayByteBufferPool;
 import org.eclipse.jetty.io.ByteBufferPool;
 import org.eclipse.jetty.io.ClientConnector;
+import org.eclipse.jetty.util.MemoryUtils;
 import org.eclipse.jetty.util.ssl.SslContextFactory;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.eclipse.jetty.util.thread.ScheduledExecutorScheduler;
@@ -81,6 +82,10 @@ final class HttpClients {
    * is derived from the class so that it follows the shaded jar's relocation.
    */
   private static final Logger JETTY_LOGGER = quietJettyLogger();
+
+  static {
+    skipJettysMBeanServerLookup();
+  }
 
   /** A TLS setting together with the versions of the files it names. */
   private record Key(TlsConfig tls, long caModified, long certModified, long keyModified) {}
@@ -328,6 +333,26 @@ final class HttpClients {
       return Files.getLastModifiedTime(Path.of(file)).toMillis();
     } catch (IOException | RuntimeException e) {
       return -1; // reported by TlsContexts when it reads the file
+    }
+  }
+
+  /**
+   * Jetty pads its queues' indices to a cache line, and to find how many references fill one it
+   * asks the platform MBean server whether oops are compressed, unless {@code
+   * <jetty package>.util.referencesPerCacheLine} says. Starting that server (every platform MXBean
+   * registered) is ~200 classes and 0.1 s of CPU on the agent's path to its first scrape, for a
+   * padding size: 16 references span at least one 64-byte line with compressed oops or without.
+   * The property's name is derived from the class so that it follows the shaded jar's relocation
+   * (a host application's own Jetty reads its own property), and a value set by the user wins.
+   */
+  private static void skipJettysMBeanServerLookup() {
+    String property = MemoryUtils.class.getPackageName() + ".referencesPerCacheLine";
+    try {
+      if (System.getProperty(property) == null) {
+        System.setProperty(property, "16");
+      }
+    } catch (SecurityException e) {
+      // Jetty looks it up then; slower to start, nothing else.
     }
   }
 
