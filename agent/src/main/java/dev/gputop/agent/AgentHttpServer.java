@@ -13,20 +13,12 @@ import dev.gputop.config.Clock;
 import dev.gputop.config.HealthStatus;
 import dev.gputop.config.ListenerConfig;
 import io.opentelemetry.exporter.prometheus.PrometheusMetricReader;
-import io.prometheus.metrics.expositionformats.ExpositionFormatWriter;
-import io.prometheus.metrics.expositionformats.OpenMetricsTextFormatWriter;
-import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
-import io.prometheus.metrics.model.snapshots.InfoSnapshot;
-import io.prometheus.metrics.model.snapshots.MetricMetadata;
-import io.prometheus.metrics.model.snapshots.MetricSnapshot;
-import io.prometheus.metrics.model.snapshots.MetricSnapshots;
+import io.opentelemetry.sdk.metrics.export.MetricReader;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.util.List;
-import java.util.ArrayList;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ExecutorService;
@@ -63,42 +55,47 @@ public final class AgentHttpServer implements AutoCloseable {
   private final HttpServer server;
   private final ExecutorService executor;
   private final AgentRuntime runtime;
-  private final PrometheusMetricReader prometheus;
-  private final PrometheusTextFormatWriter textWriter = PrometheusTextFormatWriter.create();
-  private final OpenMetricsTextFormatWriter openMetricsWriter = OpenMetricsTextFormatWriter.create();
+  /** The reader behind /metrics: the agent's {@link ExpositionReader}, a {@link PrometheusMetricReader}, or null. */
+  private final MetricReader metrics;
   /** Authentication of every route (listener.auth), or null. */
   private final Filter auth;
 
   private AgentHttpServer(HttpServer server, ExecutorService executor, AgentRuntime runtime,
-      PrometheusMetricReader prometheus, Filter auth) {
+      MetricReader metrics, Filter auth) {
     this.auth = auth;
     this.server = server;
     this.executor = executor;
     this.runtime = runtime;
-    this.prometheus = prometheus;
+    this.metrics = metrics;
   }
 
   /**
    * Binds {@code listen} ({@code host:port}, port 0 for any free port) and starts serving.
    *
-   * @param prometheus the reader behind {@code /metrics}; null answers {@code /metrics} with 404
-   *     (when the host's SDK exports instead)
+   * @param metrics the reader behind {@code /metrics}: the agent's {@link ExpositionReader} (as
+   *     {@link StandaloneSdk} registers it), or OpenTelemetry's {@link PrometheusMetricReader} (the
+   *     library's writers, the same bytes at several times the cost); null answers {@code /metrics}
+   *     with 404 (when the host's SDK exports instead)
    * @throws UncheckedIOException when the address can't be bound (port in use, unknown host)
+   * @throws IllegalArgumentException for a reader of another kind
    */
-  public static AgentHttpServer start(String listen, AgentRuntime runtime, PrometheusMetricReader prometheus) {
-    return start(listen, runtime, prometheus, runtime.config().listener());
+  public static AgentHttpServer start(String listen, AgentRuntime runtime, MetricReader metrics) {
+    return start(listen, runtime, metrics, runtime.config().listener());
   }
 
   /**
-   * As {@link #start(String, AgentRuntime, PrometheusMetricReader)}, exposed as {@code security}
+   * As {@link #start(String, AgentRuntime, MetricReader)}, exposed as {@code security}
    * says (TLS, authentication; see {@link ListenerSecurity}).
    *
    * @throws dev.gputop.config.ConfigException when the listener settings don't go together
    * @throws UncheckedIOException also when a TLS, token or users file can't be used
    */
   public static AgentHttpServer start(
-      String listen, AgentRuntime runtime, PrometheusMetricReader prometheus, ListenerConfig security) {
+      String listen, AgentRuntime runtime, MetricReader metrics, ListenerConfig security) {
     Objects.requireNonNull(runtime, "runtime");
+    if (metrics != null && !(metrics instanceof ExpositionReader) && !(metrics instanceof PrometheusMetricReader)) {
+      throw new IllegalArgumentException("/metrics can't be served from " + metrics);
+    }
     security.validate();
     InetSocketAddress address = parse(listen);
     HttpServer server;
@@ -124,7 +121,7 @@ public final class AgentHttpServer implements AutoCloseable {
               t.setDaemon(true);
               return t;
             });
-    AgentHttpServer s = new AgentHttpServer(server, executor, runtime, prometheus, auth);
+    AgentHttpServer s = new AgentHttpServer(server, executor, runtime, metrics, auth);
     server.setExecutor(executor);
     s.route("/", s::handle);
     server.start();
@@ -240,29 +237,28 @@ public final class AgentHttpServer implements AutoCloseable {
   }
 
   private void metrics(HttpExchange exchange) throws IOException {
-    if (prometheus == null) {
+    if (metrics == null) {
       send(exchange, 404, TEXT, bytes("metrics are exported by the host's OpenTelemetry SDK, not here\n"));
       return;
     }
-    String accept = exchange.getRequestHeaders().getFirst("Accept");
-    ExpositionFormatWriter writer =
-        accept != null && openMetricsWriter.accepts(accept) ? openMetricsWriter : textWriter;
-    exchange.getResponseHeaders().set("Content-Type", writer.getContentType());
+    boolean openMetrics = PrometheusTextWriter.wantsOpenMetrics(exchange.getRequestHeaders().getFirst("Accept"));
+    exchange.getResponseHeaders().set("Content-Type",
+        openMetrics ? PrometheusTextWriter.OPENMETRICS_CONTENT_TYPE : PrometheusTextWriter.TEXT_CONTENT_TYPE);
     exchange.getResponseHeaders().set("Cache-Control", "no-store");
     if (exchange.getRequestMethod().equals("HEAD")) {
       exchange.sendResponseHeaders(200, -1);
       return;
     }
-    MetricSnapshots snapshots = withTargetInfoHelp(prometheus.collect());
-    // Streamed (chunked), not buffered: at 500 servers the text is about 17 MB, and holding it
-    // whole (a growing buffer, its copy, a String for the renaming) was two thirds of what a read
-    // allocated (docs/PERFORMANCE.md, "The export path").
+    // Collected and checked before the status is sent: a failure here is a 500.
+    LibraryExposition.Body text = metrics instanceof ExpositionReader
+        ? ((ExpositionReader) metrics).prepare()::write
+        : LibraryExposition.collect((PrometheusMetricReader) metrics);
+    // Streamed (chunked), not buffered: at 500 servers the text is about 10 MB, and holding it
+    // whole was two thirds of what a read allocated (docs/PERFORMANCE.md, "The export path").
     exchange.sendResponseHeaders(200, 0);
-    OutputStream body = PrometheusLabels.mayNeedRenaming(snapshots)
-        ? PrometheusLabels.renaming(exchange.getResponseBody())
-        : exchange.getResponseBody();
+    OutputStream body = exchange.getResponseBody();
     try {
-      writer.write(body, snapshots);
+      text.write(openMetrics, body);
     } catch (RuntimeException e) {
       // The status and part of the body are out: ending the body normally would hand the client
       // a truncated exposition that parses. Dropping the connection makes the scrape fail.
@@ -279,29 +275,6 @@ public final class AgentHttpServer implements AutoCloseable {
     AbortedResponse(RuntimeException cause) {
       super("response failed after its headers were sent", cause);
     }
-  }
-
-  /** HELP of {@code target_info}, as the OpenTelemetry specification words it. */
-  static final String TARGET_INFO_HELP = "Target metadata";
-
-  /**
-   * The snapshots with a HELP text on {@code target_info}: OpenTelemetry's Prometheus reader
-   * writes it without one, which {@code promtool check metrics} reports (PromtoolLintIT). Every
-   * other snapshot is passed on as it is.
-   */
-  static MetricSnapshots withTargetInfoHelp(MetricSnapshots snapshots) {
-    List<MetricSnapshot> out = new ArrayList<>(snapshots.size());
-    for (MetricSnapshot s : snapshots) {
-      MetricMetadata m = s.getMetadata();
-      if (s instanceof InfoSnapshot && "target".equals(m.getPrometheusName())
-          && (m.getHelp() == null || m.getHelp().isEmpty())) {
-        out.add(new InfoSnapshot(new MetricMetadata(m.getName(), TARGET_INFO_HELP),
-            ((InfoSnapshot) s).getDataPoints()));
-      } else {
-        out.add(s);
-      }
-    }
-    return new MetricSnapshots(out);
   }
 
   private void snapshot(HttpExchange exchange) throws IOException {

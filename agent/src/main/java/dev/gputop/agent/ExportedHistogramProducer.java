@@ -17,11 +17,13 @@ import io.opentelemetry.sdk.metrics.internal.data.ImmutableMetricData;
 import io.opentelemetry.sdk.resources.Resource;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -52,6 +54,14 @@ public final class ExportedHistogramProducer implements MetricProducer {
   /** Attribute keys by name: a handful (server, engine, model, the pod's). */
   private static final Map<String, AttributeKey<String>> KEYS = new ConcurrentHashMap<>();
 
+  /**
+   * The attributes made in the last collection, by the histogram's attribute map (identity): the
+   * receivers keep a server's maps between refreshes, so a collection makes attributes only for
+   * what is new (at 500 servers, 3,000 sets per collection otherwise). Replaced by each collection,
+   * so it holds only what the last one exported.
+   */
+  private volatile Map<Map<String, String>, Attributes> lastAttributes = new IdentityHashMap<>();
+
   /** Points this producer at the histograms to export (the runtime does this on start). */
   public void bind(Supplier<List<ExportedHistogram>> histograms) {
     source.set(histograms);
@@ -60,6 +70,7 @@ public final class ExportedHistogramProducer implements MetricProducer {
   /** Stops producing. */
   public void unbind() {
     source.set(null);
+    lastAttributes = new IdentityHashMap<>();
   }
 
   @Override
@@ -75,11 +86,30 @@ public final class ExportedHistogramProducer implements MetricProducer {
       logger.log(Level.WARNING, "histograms could not be read; none exported this time", e);
       return List.of();
     }
-    return toMetricData(resource, histograms);
+    Map<Map<String, String>, Attributes> last = lastAttributes;
+    Map<Map<String, String>, Attributes> made = new IdentityHashMap<>(histograms.size());
+    List<MetricData> out = toMetricData(resource, histograms, map -> {
+      Attributes a = made.get(map);
+      if (a == null) {
+        a = last.get(map);
+        if (a == null) {
+          a = attributes(map);
+        }
+        made.put(map, a);
+      }
+      return a;
+    });
+    lastAttributes = made;
+    return out;
   }
 
   /** Groups points by name into cumulative histogram metrics. */
   static List<MetricData> toMetricData(Resource resource, List<ExportedHistogram> histograms) {
+    return toMetricData(resource, histograms, ExportedHistogramProducer::attributes);
+  }
+
+  private static List<MetricData> toMetricData(Resource resource, List<ExportedHistogram> histograms,
+      Function<Map<String, String>, Attributes> attributes) {
     Map<String, List<ExportedHistogram>> byName = new LinkedHashMap<>();
     for (ExportedHistogram h : histograms) {
       byName.computeIfAbsent(h.name(), k -> new ArrayList<>()).add(h);
@@ -90,7 +120,7 @@ public final class ExportedHistogramProducer implements MetricProducer {
       List<HistogramPointData> points = new ArrayList<>(e.getValue().size());
       for (ExportedHistogram h : e.getValue()) {
         try {
-          points.add(new Point(h, attributes(h.attributes())));
+          points.add(new Point(h, attributes.apply(h.attributes())));
         } catch (RuntimeException ex) { // e.g. boundaries out of order: skip the point, keep the rest
           logger.log(Level.FINE, "histogram point of " + h.name() + " left out", ex);
         }

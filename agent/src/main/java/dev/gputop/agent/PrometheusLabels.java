@@ -17,11 +17,13 @@ import java.nio.charset.StandardCharsets;
  * /metrics they are {@code namespace}, {@code pod} and {@code container}, the names kube-state-metrics
  * and cAdvisor use (docs/metrics.md). {@code k8s.pod.uid} stays {@code k8s_pod_uid}.
  *
- * <p>The renaming is a stream ({@link #renaming}) that the exposition is written through, so that
- * {@code /metrics} is never held in memory whole: at 500 servers it is about 17 MB of text, and
- * holding it whole was more than half of what a read allocated (docs/PERFORMANCE.md, "The export
- * path"); and only where {@link #mayNeedRenaming} says a name can be there, since scanning every
- * byte was an eighth of a read's CPU. Stateless; each stream is for one thread.
+ * <p>Here the renaming is a stream ({@link #renaming}) that the library's exposition ({@link
+ * LibraryExposition}) is written through, so that it is never held in memory whole, and only where
+ * {@link #mayNeedRenaming} says a name can be there, since scanning every byte was an eighth of a
+ * read's CPU. The agent's own writer ({@link PrometheusTextWriter}) renames as it writes and gives
+ * the same bytes, this stream's rules included (a HELP text or a label value ending in {@code
+ * ,k8s_pod_name=} is renamed too, and only when this class would have renamed at all).
+ * Stateless; each stream is for one thread.
  */
 final class PrometheusLabels {
 

@@ -1,7 +1,6 @@
 package dev.gputop.agent;
 
 import io.opentelemetry.api.common.AttributeKey;
-import io.opentelemetry.exporter.prometheus.PrometheusMetricReader;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
 import io.opentelemetry.sdk.autoconfigure.AutoConfiguredOpenTelemetrySdk;
 import io.opentelemetry.sdk.autoconfigure.spi.ConfigProperties;
@@ -48,8 +47,9 @@ import java.util.stream.Collectors;
  *       which initializes TLS only for an https endpoint); gRPC through OkHttp.
  * </ul>
  *
- * <p>A {@link PrometheusMetricReader} (when wanted) and the {@link ExportedHistogramProducer} are
- * registered on the meter provider. Thread-safe after {@link #create}.
+ * <p>An {@link ExpositionReader} (when wanted: the agent's own Prometheus writer behind {@code
+ * /metrics}) and the {@link ExportedHistogramProducer} are registered on the meter provider.
+ * Thread-safe after {@link #create}.
  */
 public final class StandaloneSdk implements AutoCloseable {
 
@@ -64,12 +64,12 @@ public final class StandaloneSdk implements AutoCloseable {
   static final String DEFAULT_SERVICE_NAME = "gputop-agent";
 
   private final OpenTelemetrySdk sdk;
-  private final PrometheusMetricReader prometheus;
+  private final ExpositionReader prometheus;
   private final ExportedHistogramProducer histograms;
   private final ExportMonitor exports;
 
   private StandaloneSdk(
-      OpenTelemetrySdk sdk, PrometheusMetricReader prometheus, ExportedHistogramProducer histograms,
+      OpenTelemetrySdk sdk, ExpositionReader prometheus, ExportedHistogramProducer histograms,
       ExportMonitor exports) {
     this.sdk = sdk;
     this.prometheus = prometheus;
@@ -104,8 +104,7 @@ public final class StandaloneSdk implements AutoCloseable {
     preferLazyTlsHttpSender();
     ExportMonitor.silenceSdkExportLogs();
     ExportedHistogramProducer histograms = new ExportedHistogramProducer();
-    PrometheusMetricReader prometheus =
-        withPrometheus ? PrometheusMetricReader.builder().setOtelScopeLabelsEnabled(false).build() : null;
+    ExpositionReader prometheus = withPrometheus ? new ExpositionReader() : null;
     OpenTelemetrySdk sdk =
         AutoConfiguredOpenTelemetrySdk.builder()
             .disableShutdownHook() // the agent flushes and shuts down itself, within its 5 s budget
@@ -145,8 +144,8 @@ public final class StandaloneSdk implements AutoCloseable {
     return histograms;
   }
 
-  /** The Prometheus reader behind {@code /metrics}, or null when none was wanted. */
-  public PrometheusMetricReader prometheus() {
+  /** The reader behind {@code /metrics}, or null when none was wanted. */
+  public ExpositionReader prometheus() {
     return prometheus;
   }
 

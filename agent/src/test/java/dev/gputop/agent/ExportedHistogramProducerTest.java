@@ -11,6 +11,7 @@ import io.opentelemetry.sdk.metrics.SdkMeterProvider;
 import io.opentelemetry.sdk.metrics.data.AggregationTemporality;
 import io.opentelemetry.sdk.metrics.data.HistogramPointData;
 import io.opentelemetry.sdk.metrics.data.MetricData;
+import io.opentelemetry.sdk.resources.Resource;
 import io.opentelemetry.sdk.testing.exporter.InMemoryMetricReader;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -36,6 +37,32 @@ class ExportedHistogramProducerTest {
         counts,
         sum,
         counts.stream().mapToLong(Long::longValue).sum());
+  }
+
+  @Test
+  void produce_sameAttributeMapAsLastTime_sameAttributesAndOnlyTheLastCollectionsKept() {
+    ExportedHistogramProducer producer = new ExportedHistogramProducer();
+    ExportedHistogram a = ttft("a", List.of(0.1), List.of(1L, 0L), 0.05);
+    AtomicReference<List<ExportedHistogram>> current = new AtomicReference<>(List.of(a));
+    producer.bind(current::get);
+    Resource resource = Resource.empty();
+    Attributes first = producer.produce(resource).iterator().next().getHistogramData().getPoints().iterator().next()
+        .getAttributes();
+    // the receivers keep a server's attribute map between refreshes: the same attributes, not a copy
+    ExportedHistogram refreshed = new ExportedHistogram(a.name(), a.description(), a.unit(), a.attributes(),
+        START, NOW + 1, a.boundaries(), List.of(2L, 1L), 0.5, 3);
+    current.set(List.of(refreshed));
+    Attributes second = producer.produce(resource).iterator().next().getHistogramData().getPoints().iterator().next()
+        .getAttributes();
+    assertThat(second).isSameAs(first).isEqualTo(Attributes.builder().put("server", "a").put("engine", "vllm").build());
+    // another map with the same content is another server's: made anew, and the old one forgotten
+    current.set(List.of(ttft("a", List.of(0.1), List.of(1L, 0L), 0.05)));
+    Attributes third = producer.produce(resource).iterator().next().getHistogramData().getPoints().iterator().next()
+        .getAttributes();
+    assertThat(third).isNotSameAs(first).isEqualTo(first);
+    current.set(List.of(refreshed));
+    assertThat(producer.produce(resource).iterator().next().getHistogramData().getPoints().iterator().next()
+        .getAttributes()).isNotSameAs(first);
   }
 
   @Test
