@@ -118,6 +118,7 @@ public final class EngineMapper {
       trace.profile(c.profile);
     }
     List<Object>[] collected = c.collect(exposition);
+    ReadLabels done = new ReadLabels(); // reset for each source's rows
     Map<Concept, ConceptValues> concepts = new EnumMap<>(Concept.class);
     TreeSet<String> models = new TreeSet<>();
     EngineProfile profile = c.profile;
@@ -143,12 +144,14 @@ public final class EngineMapper {
           @SuppressWarnings("unchecked")
           List<Histogram> list = (List<Histogram>) (List<?>) collected[c.leafIndex(source)];
           any = list != null;
-          List<HistogramSeries> h = any ? histograms(c, source, list, seen) : null;
+          List<HistogramSeries> h = any ? histograms(c, source, list, seen, done) : null;
           read = h;
           cv = any ? ConceptValues.ofHistograms(concept, source, h) : null;
         } else {
           List<Series> series = null;
-          for (Source leaf : c.leavesOf[ci][si]) {
+          Source[] leaves = c.leavesOf[ci][si];
+          for (int li = 0; li < leaves.length; li++) {
+            Source leaf = leaves[li];
             @SuppressWarnings("unchecked")
             List<Sample> samples = (List<Sample>) (List<?>) collected[c.leafIndex(leaf)];
             if (samples != null) {
@@ -156,7 +159,7 @@ public final class EngineMapper {
               if (series == null) {
                 series = new ArrayList<>(samples.size());
               }
-              series(c, leaf, samples, seen, series);
+              series(c, leaf, samples, seen, series, done);
             }
           }
           read = series;
@@ -213,14 +216,21 @@ public final class EngineMapper {
     }
   }
 
-  /** The label sets read so far from one source: scanned while few (the usual case), hashed beyond. */
+  /**
+   * The label sets read so far from one source: scanned while few (the usual case), hashed beyond.
+   * One per {@code map} call, {@link #reset()} for each source.
+   */
   private static final class ReadLabels {
-    private final Labels[] few;
+    private final Labels[] few = new Labels[12];
     private int n;
     private Set<Labels> many;
 
-    ReadLabels(int rows) {
-      few = new Labels[Math.min(rows, 12)];
+    /** Forgets the label sets read, for the next source. */
+    ReadLabels reset() {
+      java.util.Arrays.fill(few, 0, n, null);
+      n = 0;
+      many = null;
+      return this;
     }
 
     /** Adds {@code labels}; false when an equal set was read already. */
@@ -243,16 +253,29 @@ public final class EngineMapper {
   }
 
   /** Appends the gauge and counter series of one (non-sum) source, after its rules, to {@code out}. */
-  private static void series(
-      Compiled c, Source source, List<Sample> samples, List<SeriesDecision> seen, List<Series> out) {
+  private static void series(Compiled c, Source source, List<Sample> samples, List<SeriesDecision> seen,
+      List<Series> out, ReadLabels done) {
+    done.reset();
+    if (seen == null && c.plain(source)) {
+      // No rule can skip or relabel a row, and nobody asks why: the same reading without rows.
+      for (int i = 0, n = samples.size(); i < n; i++) {
+        Sample s = samples.get(i);
+        double value = s.value();
+        // NaN is skipped; a repeated label set is a duplicate line: the first one wins.
+        if (!Double.isNaN(value) && done.add(s.labels())) {
+          out.add(series(c, source, s.labels(), value));
+        }
+      }
+      return;
+    }
     List<Row> rows = new ArrayList<>(samples.size());
     for (int i = 0, n = samples.size(); i < n; i++) {
       Sample s = samples.get(i);
       rows.add(new Row(s.name(), s.labels(), s.value(), null));
     }
     applyRules(c, source, rows);
-    ReadLabels done = new ReadLabels(rows.size());
-    for (Row r : rows) {
+    for (int i = 0, n = rows.size(); i < n; i++) {
+      Row r = rows.get(i);
       if (r.skipped == null && Double.isNaN(r.value)) {
         r.skipped = "skipped: NaN";
       }
@@ -261,24 +284,40 @@ public final class EngineMapper {
         r.skipped = "skipped: repeats an earlier line's labels";
       }
       if (r.skipped == null) {
-        double v = source.scale() == 1.0 ? r.value : r.value * source.scale();
-        out.add(new Series(new SeriesKey(source.name(), r.labels), model(c, r.labels), v));
+        out.add(series(c, source, r.labels, r.value));
       }
     }
     record(seen, rows, source);
   }
 
+  private static Series series(Compiled c, Source source, Labels labels, double value) {
+    double v = source.scale() == 1.0 ? value : value * source.scale();
+    return new Series(new SeriesKey(source.name(), labels), model(c, labels), v);
+  }
+
   /** The parser's histograms of a source, after its rules. */
   private static List<HistogramSeries> histograms(
-      Compiled c, Source source, List<Histogram> list, List<SeriesDecision> seen) {
+      Compiled c, Source source, List<Histogram> list, List<SeriesDecision> seen, ReadLabels done) {
+    done.reset();
+    List<HistogramSeries> out = new ArrayList<>(list.size());
+    if (seen == null && c.plain(source)) {
+      // As for series: no rule applies, so no rows.
+      for (int i = 0, n = list.size(); i < n; i++) {
+        Histogram h = list.get(i);
+        if (!(h.bounds().length == 0 && Double.isNaN(h.count())) && done.add(h.labels())) {
+          out.add(histogram(c, source, h.labels(), h));
+        }
+      }
+      return out;
+    }
     List<Row> rows = new ArrayList<>(list.size());
-    for (Histogram h : list) {
+    for (int i = 0, n = list.size(); i < n; i++) {
+      Histogram h = list.get(i);
       rows.add(new Row(source.name(), h.labels(), h.count(), h));
     }
     applyRules(c, source, rows);
-    List<HistogramSeries> out = new ArrayList<>(rows.size());
-    ReadLabels done = new ReadLabels(rows.size());
-    for (Row r : rows) {
+    for (int i = 0, n = rows.size(); i < n; i++) {
+      Row r = rows.get(i);
       Histogram h = r.histogram;
       if (r.skipped == null && h.bounds().length == 0 && Double.isNaN(h.count())) {
         r.skipped = "skipped: neither buckets nor _count";
@@ -287,23 +326,25 @@ public final class EngineMapper {
         r.skipped = "skipped: repeats an earlier series' labels";
       }
       if (r.skipped == null) {
-        double[] bounds = h.bounds();
-        double sum = h.sum();
-        if (source.scale() != 1.0) {
-          bounds = bounds.clone();
-          for (int i = 0; i < bounds.length; i++) {
-            bounds[i] *= source.scale();
-          }
-          sum *= source.scale();
-        }
-        out.add(
-            new HistogramSeries(
-                new SeriesKey(source.name(), r.labels), model(c, r.labels), bounds,
-                h.cumulative(), sum, h.count()));
+        out.add(histogram(c, source, r.labels, h));
       }
     }
     record(seen, rows, source);
     return out;
+  }
+
+  private static HistogramSeries histogram(Compiled c, Source source, Labels labels, Histogram h) {
+    double[] bounds = h.bounds();
+    double sum = h.sum();
+    if (source.scale() != 1.0) {
+      bounds = bounds.clone();
+      for (int i = 0; i < bounds.length; i++) {
+        bounds[i] *= source.scale();
+      }
+      sum *= source.scale();
+    }
+    return new HistogramSeries(new SeriesKey(source.name(), labels), model(c, labels), bounds,
+        h.cumulative(), sum, h.count());
   }
 
   private static void record(List<SeriesDecision> seen, List<Row> rows, Source source) {
@@ -327,13 +368,16 @@ public final class EngineMapper {
   /** Filters, total rows and rank folding, in this order; skipped rows get their reason. */
   private static void applyRules(Compiled c, Source source, List<Row> rows) {
     if (!source.where().isEmpty()) {
-      for (Row r : rows) {
-        if (!source.accepts(r.labels)) {
+      for (int i = 0, n = rows.size(); i < n; i++) {
+        Row r = rows.get(i);
+        if (!c.accepts(source, r.labels)) {
           r.skipped = c.filterSkip(source);
         }
       }
     }
-    for (TotalRowRule rule : c.totalRows(source)) {
+    List<TotalRowRule> totalRows = c.totalRows(source);
+    for (int i = 0, n = totalRows.size(); i < n; i++) {
+      TotalRowRule rule = totalRows.get(i);
       totalRows(rule, c.totalRowTexts(rule), rows);
     }
     if (c.rankLabels.length > 0) {
@@ -495,6 +539,11 @@ public final class EngineMapper {
     final Source[][][] leavesOf;
     /** Every source instance of the profile (sums' parts too) → its leaf index. */
     final Map<Source, Integer> leafIndex = new java.util.IdentityHashMap<>();
+    /** By leaf index: no filter, no total rows and no rank labels, so no rule touches its rows. */
+    final boolean[] plain;
+    /** By leaf index: the filter's labels and, for each, the values it accepts ({@link Source#accepts}). */
+    final String[][] whereLabels;
+    final List<?>[][] whereValues;
 
     Compiled(EngineProfile p) {
       this.profile = p;
@@ -559,6 +608,36 @@ public final class EngineMapper {
           }
         }
       }
+      int n = leaves.size();
+      this.plain = new boolean[n];
+      this.whereLabels = new String[n][];
+      this.whereValues = new List<?>[n][];
+      for (int i = 0; i < n; i++) {
+        Source leaf = leaves.get(i);
+        plain[i] = leaf.where().isEmpty() && totalRows(leaf).isEmpty() && rankLabels.length == 0;
+        whereLabels[i] = leaf.where().keySet().toArray(new String[0]);
+        whereValues[i] = leaf.where().values().toArray(new List<?>[0]);
+      }
+    }
+
+    /** Whether no rule touches the rows of {@code leaf}. */
+    boolean plain(Source leaf) {
+      return plain[leafIndex(leaf)];
+    }
+
+    /** {@link Source#accepts} from arrays made once (no iterator per row). */
+    boolean accepts(Source leaf, Labels labels) {
+      int i = leafIndex(leaf);
+      String[] names = whereLabels[i];
+      List<?>[] values = whereValues[i];
+      for (int k = 0; k < names.length; k++) {
+        String v = labels.get(names[k]);
+        // In Prometheus an empty label value is the same as no label.
+        if (!values[k].contains(v == null ? "" : v)) {
+          return false;
+        }
+      }
+      return true;
     }
 
     private static void add(Map<String, int[]> slots, String name, int index) {
