@@ -542,7 +542,34 @@ public final class AgentRuntime implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Finds the providers now, as {@link #build()} would, and calls {@link
+     * ReceiverProvider#prepare} on each one the configuration enables: for a caller that has
+     * more to build before the runtime (the standalone agent's SDK), so that the receivers'
+     * preparation overlaps it. A provider that throws is logged and created as usual later. Call
+     * it after {@link #setProviders} and {@link #setClassLoader}, if at all.
+     */
+    public Builder prepareReceivers() {
+      List<ReceiverProvider> found = providers();
+      for (ReceiverProvider provider : found) {
+        try {
+          if (provider.enabled(config)) {
+            provider.prepare(config);
+          }
+        } catch (RuntimeException | LinkageError e) {
+          logger.log(Level.FINE, "receiver " + provider.name() + ": prepare failed", e);
+        }
+      }
+      return this;
+    }
+
     public AgentRuntime build() {
+      this.providers = providers();
+      return new AgentRuntime(this);
+    }
+
+    /** The providers, sorted by order: those set, else those ServiceLoader finds (once). */
+    private List<ReceiverProvider> providers() {
       List<ReceiverProvider> found = providers;
       if (found == null) {
         found = new ArrayList<>();
@@ -554,7 +581,7 @@ public final class AgentRuntime implements AutoCloseable {
       List<ReceiverProvider> sorted = new ArrayList<>(found);
       sorted.sort(Comparator.comparingInt(ReceiverProvider::order).thenComparing(ReceiverProvider::name));
       this.providers = List.copyOf(sorted);
-      return new AgentRuntime(this);
+      return this.providers;
     }
   }
 }

@@ -43,9 +43,12 @@ final class StandaloneAgent implements AutoCloseable {
    * @throws dev.gputop.config.ConfigException when a receiver can't use the configuration
    */
   static StandaloneAgent start(AgentConfig config) {
+    // The receivers prepare first (the scraper's HTTP client loads its classes on a thread of its
+    // own), so that this overlaps the SDK and the listener rather than following them.
+    AgentRuntime.Builder builder = AgentRuntime.builder(config).prepareReceivers();
     StandaloneSdk sdk = StandaloneSdk.create(!config.listenerDisabled(), config.kubernetes().nodeName());
     AgentRuntime runtime =
-        AgentRuntime.builder(config)
+        builder
             .setOpenTelemetry(sdk.openTelemetry())
             .setHistogramProducer(sdk.histograms())
             .addHealthComponent("export", sdk.exports()::health)

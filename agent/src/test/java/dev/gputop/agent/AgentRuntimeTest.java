@@ -260,6 +260,39 @@ class AgentRuntimeTest {
   }
 
   @Test
+  void prepareReceivers_preparesTheEnabledInOrderBeforeAnyIsCreated_aThrowingOneIsStillCreated() {
+    List<String> calls = new ArrayList<>();
+    FakeProvider inference = new FakeProvider("inference", 200, true, ctx -> {
+      calls.add("create inference");
+      return new FakeReceiver("inference");
+    });
+    inference.onPrepare = () -> calls.add("prepare inference");
+    FakeProvider nvml = new FakeProvider("nvml", 100, true, ctx -> {
+      calls.add("create nvml");
+      return new FakeReceiver("nvml");
+    });
+    nvml.onPrepare = () -> {
+      calls.add("prepare nvml");
+      throw new IllegalStateException("no warm-up today");
+    };
+    FakeProvider off = new FakeProvider("off", 50, false, ctx -> {
+      calls.add("create off");
+      return new FakeReceiver("off");
+    });
+    off.onPrepare = () -> calls.add("prepare off");
+
+    AgentRuntime.Builder builder =
+        AgentRuntime.builder(FAST).setProviders(List.of(inference, off, nvml)).prepareReceivers();
+    assertThat(calls).containsExactly("prepare nvml", "prepare inference");
+
+    AgentRuntime rt = builder.build();
+    runtimes.add(rt);
+    rt.start();
+    assertThat(calls).containsExactly("prepare nvml", "prepare inference", "create nvml", "create inference");
+    assertThat(rt.receiverNames()).containsExactly("nvml", "inference");
+  }
+
+  @Test
   void start_configExceptionFromProviderPropagatesAndClosesEarlierReceivers() {
     FakeReceiver first = new FakeReceiver("nvml");
     FakeProvider bad = new FakeProvider("inference", 200, true, ctx -> {

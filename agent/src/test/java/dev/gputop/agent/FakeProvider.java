@@ -14,6 +14,9 @@ final class FakeProvider implements ReceiverProvider {
   private final boolean enabled;
   private final Function<ReceiverContext, Receiver> factory;
 
+  /** What {@link #prepare} does; nothing unless a test says. */
+  Runnable onPrepare = () -> {};
+
   FakeProvider(String name, int order, boolean enabled, Function<ReceiverContext, Receiver> factory) {
     this.name = name;
     this.order = order;
@@ -38,6 +41,11 @@ final class FakeProvider implements ReceiverProvider {
   @Override
   public boolean enabled(AgentConfig config) {
     return enabled;
+  }
+
+  @Override
+  public void prepare(AgentConfig config) {
+    onPrepare.run();
   }
 
   @Override

@@ -37,6 +37,12 @@ public final class InferenceReceiverProvider implements ReceiverProvider {
     return config.inference().enabled();
   }
 
+  /** The scraper's HTTP client loads its classes meanwhile (HttpScraper#prepareInBackground). */
+  @Override
+  public void prepare(AgentConfig config) {
+    HttpScraper.prepareInBackground();
+  }
+
   @Override
   public Receiver create(ReceiverContext context) {
     AgentConfig agent = context.config();

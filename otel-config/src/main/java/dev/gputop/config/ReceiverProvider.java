@@ -21,6 +21,15 @@ public interface ReceiverProvider {
   boolean enabled(AgentConfig config);
 
   /**
+   * Called once for an enabled receiver as soon as the configuration is read, before the agent
+   * builds its OpenTelemetry SDK and long before {@link #create}: a provider may start loading,
+   * on a daemon thread of its own, what its receiver's first refresh will need (classes, tables),
+   * so that this overlaps the rest of the start. Must return at once and must not throw; the
+   * default does nothing.
+   */
+  default void prepare(AgentConfig config) {}
+
+  /**
    * Creates and starts the receiver: registers its instruments with {@code
    * context.openTelemetry()} and publishes its services. Must not block on I/O for long and must
    * not throw for a missing data source (report {@code unavailable} instead); may throw {@link

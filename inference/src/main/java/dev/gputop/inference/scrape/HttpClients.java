@@ -19,6 +19,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.eclipse.jetty.client.HttpClient;
@@ -76,6 +77,9 @@ final class HttpClients {
 
   private static final Logger logger = Logger.getLogger(HttpClients.class.getName());
 
+  /** The process's class warm-up ({@link #loadClassesInBackground}), once started. */
+  private static final AtomicReference<CompletableFuture<Void>> CLASSES_LOADED = new AtomicReference<>();
+
   /**
    * Jetty logs through slf4j to java.util.logging; at FINE it would log request headers, which
    * may carry secrets. Held here so the level is not lost when the logger is collected. The name
@@ -122,21 +126,63 @@ final class HttpClients {
   }
 
   /**
-   * Starts the default client and runs one exchange through it on a thread of its own, so that
-   * the first scrape does not pay for loading the client's classes: on a cold JVM on a busy
-   * node that is most of a second, enough to time out the first cycle's scrapes. {@link
-   * #awaitReady} waits for it.
+   * Loads and initializes the client's classes once per process, on a daemon thread: a throwaway
+   * client with threads of its own makes one exchange with a loopback socket ({@link #warmUp})
+   * and stops. On a cold JVM that is most of a second of CPU on a busy node (Jetty's ~460 classes,
+   * its header and MIME tables, the JDK's locale list that {@code MimeTypes} reads), enough to
+   * time out a first cycle's scrapes, so no cycle's deadline includes it. A process that knows
+   * early that it will scrape calls this early ({@link HttpScraper#prepareInBackground}), so that
+   * it overlaps the rest of its start; every scraper waits for it before its first cycle.
+   * Idempotent: later calls return the first call's future, done once the exchange has ended,
+   * well or not.
+   */
+  static CompletableFuture<Void> loadClassesInBackground() {
+    CompletableFuture<Void> loaded = CLASSES_LOADED.get();
+    if (loaded != null) {
+      return loaded;
+    }
+    CompletableFuture<Void> mine = new CompletableFuture<>();
+    if (!CLASSES_LOADED.compareAndSet(null, mine)) {
+      return CLASSES_LOADED.get();
+    }
+    Thread thread = new Thread(() -> {
+      HttpClients throwaway = null;
+      try {
+        throwaway = new HttpClients(WARM_UP_TIMEOUT);
+        warmUp(throwaway.get(TlsConfig.defaults()));
+      } catch (ScrapeFailure | RuntimeException e) {
+        logger.log(Level.FINE, "The HTTP client's warm-up failed; the first scrapes may be slower", e);
+      } finally {
+        mine.complete(null);
+        if (throwaway != null) {
+          throwaway.close();
+        }
+      }
+    }, "gputop-scrape-warmup");
+    thread.setDaemon(true);
+    thread.start();
+    return mine;
+  }
+
+  /**
+   * Starts the default client on a thread of its own, after the process's class warm-up ({@link
+   * #loadClassesInBackground}), so that the first scrape does not pay for loading the client's
+   * classes. {@link #awaitReady} waits for both.
    */
   void startInBackground() {
+    CompletableFuture<Void> classes = loadClassesInBackground();
     Thread thread = new Thread(() -> {
       try {
-        warmUp(get(TlsConfig.defaults()));
-      } catch (ScrapeFailure | RuntimeException e) {
+        classes.get(WARM_UP_TIMEOUT.toMillis() * 2, TimeUnit.MILLISECONDS);
+        get(TlsConfig.defaults());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      } catch (ExecutionException | TimeoutException | ScrapeFailure | RuntimeException e) {
         logger.log(Level.FINE, "Could not prepare the default HTTP client; will retry per scrape", e);
       } finally {
         ready.complete(null);
       }
-    }, "gputop-scrape-warmup");
+    }, "gputop-scrape-start");
     thread.setDaemon(true);
     thread.start();
   }

@@ -100,12 +100,23 @@ public final class HttpScraper implements Scraper {
     // than as a server that did not answer.
     this.clients = new HttpClients(connectTimeout(config.timeout()));
     this.slots = new Semaphore(config.concurrency());
-    // The default client is what nearly every target uses. Starting it and its first exchange
-    // load the HTTP client's classes, most of a second on a cold JVM on a busy node: done on a
-    // thread of its own now, overlapping the rest of the start, rather than inside the first
-    // cycle's deadline, which waits for it. (JSSE is left for the first https target; see
+    // The default client is what nearly every target uses. Loading the HTTP client's classes
+    // (once per process) and starting it take most of a second on a cold JVM on a busy node:
+    // done on a thread of its own now, overlapping the rest of the start, rather than inside the
+    // first cycle's deadline, which waits for it. (JSSE is left for the first https target; see
     // prepareTls.)
     clients.startInBackground();
+  }
+
+  /**
+   * Starts loading the HTTP client's classes on a daemon thread, as a scraper's construction
+   * would, for a process that knows before it can create its scraper that it will scrape: the
+   * agent calls it as soon as its configuration is read, so that the loading overlaps the
+   * OpenTelemetry SDK's construction and the rest of the start instead of following them. Once
+   * per process; returns at once; later calls, and scrapers, use the same loading.
+   */
+  public static void prepareInBackground() {
+    HttpClients.loadClassesInBackground();
   }
 
   /**

@@ -24,6 +24,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.zip.GZIPOutputStream;
@@ -72,6 +73,23 @@ class HttpScraperTest {
     assertThat(result.error()).isNull();
     assertThat(result.startEpochNanos()).isBetween(before, Clock.system().epochNanos());
     assertThat(result.durationNanos()).isPositive().isLessThan(CONFIG.timeout().toNanos());
+  }
+
+  @Test
+  void prepareInBackground_loadsTheClientOncePerProcess_andALaterScraperScrapes() throws Exception {
+    HttpScraper.prepareInBackground();
+    CompletableFuture<Void> loading = HttpClients.loadClassesInBackground();
+    HttpScraper.prepareInBackground();
+    assertThat(HttpClients.loadClassesInBackground()).isSameAs(loading);
+    loading.get(30, TimeUnit.SECONDS); // a bound for a hang, not a timing
+    assertThat(loading).isCompletedWithValue(null);
+    TestHttpServer server = track(TestHttpServer.http()).handle("/metrics",
+        exchange -> TestHttpServer.send(exchange, 200, PROMETHEUS_TEXT, bytes(EXPOSITION)));
+
+    ScrapeResult result = scrapeOne(CONFIG, Endpoint.of("vllm", server.uri("/metrics")));
+
+    assertThat(result.outcome()).isEqualTo(Outcome.SUCCESS);
+    assertThat(text(result)).isEqualTo(EXPOSITION);
   }
 
   @Test
