@@ -695,11 +695,17 @@ public final class EngineMapper {
       return name;
     }
 
-    /** Per leaf, the samples (or the parser's histograms) the exposition has for it; null: none. */
+    /**
+     * Per leaf, the samples (or the parser's histograms) the exposition has for it; null: none.
+     * A leaf that reads one family whole gets the parser's own immutable list of it, not a copy;
+     * the lists are only read.
+     */
     @SuppressWarnings("unchecked")
     List<Object>[] collect(Exposition exposition) {
       List<Object>[] out = new List[leaves.size()];
-      for (MetricFamily f : exposition.families()) {
+      List<MetricFamily> all = exposition.families();
+      for (int fi = 0, fn = all.size(); fi < fn; fi++) {
+        MetricFamily f = all.get(fi);
         List<Sample> samples = f.samples();
         if (samples.isEmpty()) {
           continue;
@@ -714,10 +720,7 @@ public final class EngineMapper {
           int[] slots = histogramSlots.get(base);
           if (slots != null) {
             for (int leaf : slots) {
-              if (out[leaf] == null) {
-                out[leaf] = new ArrayList<>(histograms.size());
-              }
-              out[leaf].addAll(histograms);
+              addAll(out, leaf, (List<Object>) (List<?>) histograms);
             }
           }
         }
@@ -726,22 +729,78 @@ public final class EngineMapper {
         if (!families.contains(family)) {
           continue;
         }
-        for (int si = 0, sn = samples.size(); si < sn; si++) {
-          Sample s = samples.get(si);
-          String name = s.name();
-          int[] slots = scalarSlots.get(name == f.name() ? family : canonical(name));
-          if (slots == null) {
+        // Usually every sample of the family goes to the same leaves (a gauge's or a counter's
+        // samples share one name): then they take the family's list whole.
+        int[] common = null;
+        int[] slots = null;
+        int si = 0;
+        int sn = samples.size();
+        for (; si < sn; si++) {
+          slots = scalarSlots.get(slotName(f, family, samples.get(si).name()));
+          if (slots == null || (common != null && slots != common)) {
+            break;
+          }
+          common = slots;
+        }
+        if (si == sn) {
+          for (int leaf : common) {
+            addAll(out, leaf, (List<Object>) (List<?>) samples);
+          }
+          continue;
+        }
+        // Else the first si samples go to common's leaves, then each sample to its own.
+        for (int k = 0; k < si; k++) {
+          for (int leaf : common) {
+            owned(out, leaf).add(samples.get(k));
+          }
+        }
+        for (int k = si; k < sn; k++) {
+          Sample s = samples.get(k);
+          int[] own = k == si ? slots : scalarSlots.get(slotName(f, family, s.name()));
+          if (own == null) {
             continue;
           }
-          for (int leaf : slots) {
-            if (out[leaf] == null) {
-              out[leaf] = new ArrayList<>();
-            }
-            out[leaf].add(s);
+          for (int leaf : own) {
+            owned(out, leaf).add(s);
           }
         }
       }
       return out;
+    }
+
+    /** The name a sample's slots are found under: its family's canonical name, or its own. */
+    private String slotName(MetricFamily f, String family, String name) {
+      return name == f.name() ? family : canonical(name);
+    }
+
+    /** Appends {@code items} to a leaf's list; a leaf without one takes {@code items} itself. */
+    private static void addAll(List<Object>[] out, int leaf, List<Object> items) {
+      if (out[leaf] == null) {
+        out[leaf] = items;
+      } else {
+        owned(out, leaf).addAll(items);
+      }
+    }
+
+    /** The leaf's list, made or copied into one of its own when it is absent or the parser's. */
+    private static List<Object> owned(List<Object>[] out, int leaf) {
+      List<Object> l = out[leaf];
+      if (l == null) {
+        l = new LeafList(List.of());
+        out[leaf] = l;
+      } else if (!(l instanceof LeafList)) {
+        l = new LeafList(l);
+        out[leaf] = l;
+      }
+      return l;
+    }
+
+    /** A list {@link #collect} made for a leaf (never one of the parser's, which it only reads). */
+    private static final class LeafList extends ArrayList<Object> {
+      LeafList(List<Object> first) {
+        super(first.isEmpty() ? 10 : first.size() + 10);
+        addAll(first);
+      }
     }
   }
 }
