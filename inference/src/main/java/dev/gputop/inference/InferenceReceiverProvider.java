@@ -12,6 +12,8 @@ import dev.gputop.inference.engine.UserProfiles;
 import dev.gputop.inference.scrape.HttpScraper;
 import dev.gputop.config.services.GpuProcessSource;
 import dev.gputop.config.services.ProcessOwnerLookup;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
  * Creates the inference receiver ({@code inference.enabled}, on by default) with the real HTTP
@@ -21,6 +23,8 @@ import dev.gputop.config.services.ProcessOwnerLookup;
  * {@link GpuProcessSource} discovery reads on every pass.
  */
 public final class InferenceReceiverProvider implements ReceiverProvider {
+
+  private static final Logger logger = Logger.getLogger(InferenceReceiverProvider.class.getName());
 
   @Override
   public String name() {
@@ -37,10 +41,24 @@ public final class InferenceReceiverProvider implements ReceiverProvider {
     return config.inference().enabled();
   }
 
-  /** The scraper's HTTP client loads its classes meanwhile (HttpScraper#prepareInBackground). */
+  /**
+   * Meanwhile, the scraper's HTTP client loads its classes ({@link HttpScraper#prepareInBackground})
+   * and the built-in engine profiles (ten YAML documents, 50-90 ms of a cold JVM's start) are read
+   * on a thread of their own; {@link #create} finds them read, or waits for the reading.
+   */
   @Override
   public void prepare(AgentConfig config) {
     HttpScraper.prepareInBackground();
+    Thread profiles = new Thread(() -> {
+      try {
+        EngineProfiles.builtIn();
+      } catch (RuntimeException | LinkageError e) {
+        // A packaging error; create() then fails on it too, without this cause on Java 17.
+        logger.log(Level.WARNING, "The built-in engine profiles could not be read", e);
+      }
+    }, "gputop-inference-profiles");
+    profiles.setDaemon(true);
+    profiles.start();
   }
 
   @Override
