@@ -206,7 +206,7 @@ final class PrometheusTextWriter {
   final class Prepared {
     private final Read read;
     private final List<Group> groups;
-    /** Whether the Kubernetes renaming applies to this read (see {@link PrometheusLabels#mayNeedRenaming}). */
+    /** Whether the Kubernetes renaming applies to this read: a label name or HELP text has {@code k8s_} in it. */
     private final boolean renaming;
 
     private Prepared(Read read, List<Group> groups, boolean renaming) {
