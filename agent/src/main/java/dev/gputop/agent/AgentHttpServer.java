@@ -12,8 +12,6 @@ import com.sun.net.httpserver.HttpsServer;
 import dev.gputop.config.Clock;
 import dev.gputop.config.HealthStatus;
 import dev.gputop.config.ListenerConfig;
-import io.opentelemetry.exporter.prometheus.PrometheusMetricReader;
-import io.opentelemetry.sdk.metrics.export.MetricReader;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
@@ -55,13 +53,13 @@ public final class AgentHttpServer implements AutoCloseable {
   private final HttpServer server;
   private final ExecutorService executor;
   private final AgentRuntime runtime;
-  /** The reader behind /metrics: the agent's {@link ExpositionReader}, a {@link PrometheusMetricReader}, or null. */
-  private final MetricReader metrics;
+  /** The reader behind /metrics, or null. */
+  private final ExpositionReader metrics;
   /** Authentication of every route (listener.auth), or null. */
   private final Filter auth;
 
   private AgentHttpServer(HttpServer server, ExecutorService executor, AgentRuntime runtime,
-      MetricReader metrics, Filter auth) {
+      ExpositionReader metrics, Filter auth) {
     this.auth = auth;
     this.server = server;
     this.executor = executor;
@@ -72,30 +70,24 @@ public final class AgentHttpServer implements AutoCloseable {
   /**
    * Binds {@code listen} ({@code host:port}, port 0 for any free port) and starts serving.
    *
-   * @param metrics the reader behind {@code /metrics}: the agent's {@link ExpositionReader} (as
-   *     {@link StandaloneSdk} registers it), or OpenTelemetry's {@link PrometheusMetricReader} (the
-   *     library's writers, the same bytes at several times the cost); null answers {@code /metrics}
-   *     with 404 (when the host's SDK exports instead)
+   * @param metrics the reader behind {@code /metrics} (as {@link StandaloneSdk} registers it);
+   *     null answers {@code /metrics} with 404 (when the host's SDK exports instead)
    * @throws UncheckedIOException when the address can't be bound (port in use, unknown host)
-   * @throws IllegalArgumentException for a reader of another kind
    */
-  public static AgentHttpServer start(String listen, AgentRuntime runtime, MetricReader metrics) {
+  public static AgentHttpServer start(String listen, AgentRuntime runtime, ExpositionReader metrics) {
     return start(listen, runtime, metrics, runtime.config().listener());
   }
 
   /**
-   * As {@link #start(String, AgentRuntime, MetricReader)}, exposed as {@code security}
+   * As {@link #start(String, AgentRuntime, ExpositionReader)}, exposed as {@code security}
    * says (TLS, authentication; see {@link ListenerSecurity}).
    *
    * @throws dev.gputop.config.ConfigException when the listener settings don't go together
    * @throws UncheckedIOException also when a TLS, token or users file can't be used
    */
   public static AgentHttpServer start(
-      String listen, AgentRuntime runtime, MetricReader metrics, ListenerConfig security) {
+      String listen, AgentRuntime runtime, ExpositionReader metrics, ListenerConfig security) {
     Objects.requireNonNull(runtime, "runtime");
-    if (metrics != null && !(metrics instanceof ExpositionReader) && !(metrics instanceof PrometheusMetricReader)) {
-      throw new IllegalArgumentException("/metrics can't be served from " + metrics);
-    }
     security.validate();
     InetSocketAddress address = parse(listen);
     HttpServer server;
@@ -250,9 +242,7 @@ public final class AgentHttpServer implements AutoCloseable {
       return;
     }
     // Collected and checked before the status is sent: a failure here is a 500.
-    LibraryExposition.Body text = metrics instanceof ExpositionReader
-        ? ((ExpositionReader) metrics).prepare()::write
-        : LibraryExposition.collect((PrometheusMetricReader) metrics);
+    PrometheusTextWriter.Prepared text = metrics.prepare();
     // Streamed (chunked), not buffered: at 500 servers the text is about 10 MB, and holding it
     // whole was two thirds of what a read allocated (docs/PERFORMANCE.md, "The export path").
     exchange.sendResponseHeaders(200, 0);

@@ -1,9 +1,5 @@
 package dev.gputop.agent;
 
-import io.prometheus.metrics.model.snapshots.DataPointSnapshot;
-import io.prometheus.metrics.model.snapshots.Labels;
-import io.prometheus.metrics.model.snapshots.MetricSnapshot;
-import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -17,12 +13,12 @@ import java.nio.charset.StandardCharsets;
  * /metrics they are {@code namespace}, {@code pod} and {@code container}, the names kube-state-metrics
  * and cAdvisor use (docs/metrics.md). {@code k8s.pod.uid} stays {@code k8s_pod_uid}.
  *
- * <p>Here the renaming is a stream ({@link #renaming}) that the library's exposition ({@link
- * LibraryExposition}) is written through, so that it is never held in memory whole, and only where
- * {@link #mayNeedRenaming} says a name can be there, since scanning every byte was an eighth of a
- * read's CPU. The agent's own writer ({@link PrometheusTextWriter}) renames as it writes and gives
- * the same bytes, this stream's rules included (a HELP text or a label value ending in {@code
- * ,k8s_pod_name=} is renamed too, and only when this class would have renamed at all).
+ * <p>Here the renaming is a stream ({@link #renaming}), which the exposition /metrics served before
+ * the agent had its own writer was written through (the tests' {@code LibraryExposition}, the
+ * reference that writer is checked against). The agent's writer ({@link PrometheusTextWriter})
+ * renames as it writes and gives the same bytes, this stream's rules included (a HELP text or a
+ * label value ending in {@code ,k8s_pod_name=} is renamed too, and only where a label name or HELP
+ * text has {@code k8s_} in it); it passes only a HELP line through {@link #kubernetesShortNames}.
  * Stateless; each stream is for one thread.
  */
 final class PrometheusLabels {
@@ -58,29 +54,6 @@ final class PrometheusLabels {
       throw new UncheckedIOException(e); // a ByteArrayOutputStream does not throw
     }
     return out.toByteArray();
-  }
-
-  /**
-   * Whether the text of {@code snapshots} can hold a name to rename: a label name or a HELP text
-   * with {@code k8s_} in it (the renaming looks at nothing else that is written unescaped). When
-   * not, /metrics is written without the renaming stream, which costs a scan of every byte.
-   */
-  static boolean mayNeedRenaming(MetricSnapshots snapshots) {
-    for (MetricSnapshot s : snapshots) {
-      String help = s.getMetadata().getHelp();
-      if (help != null && help.contains("k8s_")) {
-        return true;
-      }
-      for (DataPointSnapshot d : s.getDataPoints()) {
-        Labels labels = d.getLabels();
-        for (int i = 0; i < labels.size(); i++) {
-          if (labels.getName(i).startsWith("k8s") || labels.getPrometheusName(i).startsWith("k8s")) {
-            return true;
-          }
-        }
-      }
-    }
-    return false;
   }
 
   /**

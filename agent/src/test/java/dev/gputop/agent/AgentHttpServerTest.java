@@ -11,7 +11,6 @@ import dev.gputop.config.ExportedHistogram;
 import dev.gputop.config.HealthStatus;
 import dev.gputop.config.PodIdentity;
 import io.opentelemetry.api.common.Attributes;
-import io.opentelemetry.exporter.prometheus.PrometheusMetricReader;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
 import io.opentelemetry.sdk.metrics.SdkMeterProvider;
 import java.io.UncheckedIOException;
@@ -37,14 +36,14 @@ class AgentHttpServerTest {
   private final ObjectMapper json = new ObjectMapper();
   private final FakeReceiver inference = new FakeReceiver("inference");
   private final ExportedHistogramProducer histograms = new ExportedHistogramProducer();
-  private PrometheusMetricReader prometheus;
+  private ExpositionReader prometheus;
   private OpenTelemetrySdk sdk;
   private AgentRuntime runtime;
   private AgentHttpServer server;
 
   @BeforeEach
   void start() throws Exception {
-    prometheus = PrometheusMetricReader.builder().setOtelScopeLabelsEnabled(false).build();
+    prometheus = new ExpositionReader();
     sdk = OpenTelemetrySdk.builder()
         .setMeterProvider(SdkMeterProvider.builder().registerMetricReader(prometheus)
             .registerMetricProducer(histograms).build())

@@ -104,11 +104,11 @@ class PrometheusLabelsTest {
 
   @Test
   void mayNeedRenaming_onlyWithAKubernetesLabelNameOrHelpText() {
-    assertThat(PrometheusLabels.mayNeedRenaming(gauge("up", Labels.of("server", "k8s_pod_name=\"x\""))))
+    assertThat(LibraryExposition.mayNeedRenaming(gauge("up", Labels.of("server", "k8s_pod_name=\"x\""))))
         .isFalse();
-    assertThat(PrometheusLabels.mayNeedRenaming(gauge("up", Labels.of("server", "s", "k8s_pod_name", "p"))))
+    assertThat(LibraryExposition.mayNeedRenaming(gauge("up", Labels.of("server", "s", "k8s_pod_name", "p"))))
         .isTrue();
-    assertThat(PrometheusLabels.mayNeedRenaming(gauge("see {k8s_pod_name=\"p\"}", Labels.of("server", "s"))))
+    assertThat(LibraryExposition.mayNeedRenaming(gauge("see {k8s_pod_name=\"p\"}", Labels.of("server", "s"))))
         .isTrue();
   }
 }

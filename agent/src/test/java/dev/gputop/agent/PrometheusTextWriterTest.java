@@ -18,7 +18,13 @@ import io.opentelemetry.api.metrics.Meter;
 import io.opentelemetry.exporter.prometheus.PrometheusMetricReader;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
 import io.opentelemetry.sdk.common.InstrumentationScopeInfo;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanContext;
+import io.opentelemetry.api.trace.TraceFlags;
+import io.opentelemetry.api.trace.TraceState;
+import io.opentelemetry.context.Context;
 import io.opentelemetry.sdk.metrics.Aggregation;
+import io.opentelemetry.sdk.metrics.ExemplarFilter;
 import io.opentelemetry.sdk.metrics.InstrumentSelector;
 import io.opentelemetry.sdk.metrics.SdkMeterProvider;
 import io.opentelemetry.sdk.metrics.SdkMeterProviderBuilder;
@@ -69,10 +75,19 @@ class PrometheusTextWriterTest {
     final SdkMeterProvider provider;
 
     Both(Resource resource, List<MetricProducer> producers, List<View> views) {
+      this(resource, producers, views, null);
+    }
+
+    Both(Resource resource, List<MetricProducer> producers, List<View> views, ExemplarFilter exemplars) {
       SdkMeterProviderBuilder b = SdkMeterProvider.builder().setResource(resource)
           .registerMetricReader(library).registerMetricReader(own);
       producers.forEach(b::registerMetricProducer);
       views.forEach(v -> b.registerView(InstrumentSelector.builder().setName("exp.*").build(), v));
+      if (exemplars != null) {
+        b.setExemplarFilter(exemplars);
+        b.registerView(InstrumentSelector.builder().setName("filtered.*").build(),
+            View.builder().setAttributeFilter(k -> k.equals("route")).build());
+      }
       provider = b.build();
     }
 
@@ -94,19 +109,25 @@ class PrometheusTextWriterTest {
 
     /** Both formats, byte for byte; returns the text 0.0.4 exposition. */
     String assertSameBytes() throws IOException {
-      String text = null;
-      for (boolean openMetrics : new boolean[] {false, true}) {
+      return assertSameBytes(false, true).get(false);
+    }
+
+    /**
+     * The formats in this order (the SDK hands a reader each exemplar once, so the first read is
+     * the one that has them), byte for byte; returns the expositions.
+     */
+    Map<Boolean, String> assertSameBytes(boolean... formats) throws IOException {
+      Map<Boolean, String> out = new LinkedHashMap<>();
+      for (boolean openMetrics : formats) {
         ByteArrayOutputStream lib = new ByteArrayOutputStream();
         LibraryExposition.collect(library).write(openMetrics, lib);
         byte[] mine = ownBytes(openMetrics);
         assertThat(new String(mine, StandardCharsets.UTF_8)).as(openMetrics ? "OpenMetrics" : "text 0.0.4")
             .isEqualTo(lib.toString(StandardCharsets.UTF_8));
         assertThat(mine).isEqualTo(lib.toByteArray());
-        if (!openMetrics) {
-          text = lib.toString(StandardCharsets.UTF_8);
-        }
+        out.put(openMetrics, lib.toString(StandardCharsets.UTF_8));
       }
-      return text;
+      return out;
     }
 
     Meter meter(String scope) {
@@ -426,6 +447,34 @@ class PrometheusTextWriterTest {
       assertThat(both.assertSameBytes()).contains("unsorted_seconds_bucket{s=\"a\",le=\"0.5\"} 2\n",
           "unsorted_seconds_count{s=\"a\"} 10\n", "big_counts_seconds_bucket{s=\"a\",le=\"2.0\"} 2147483648\n").doesNotContain("nan_bound", "negative_count", "duplicate_bound",
           "explicit_inf", "wrong_length", "negative_start");
+    }
+  }
+
+  @Test
+  void exemplars_whenRecorded_writtenInOpenMetricsAsTheLibraryDoes() throws Exception {
+    SpanContext span = SpanContext.create("0af7651916cd43dd8448eb211c80319c", "b7ad6b7169203331",
+        TraceFlags.getSampled(), TraceState.getDefault());
+    Context traced = Context.root().with(Span.wrap(span));
+    try (Both both = new Both(resource("service.name", "exemplars", "k8s.pod.name", "p"), List.of(), List.of(),
+        ExemplarFilter.alwaysOn())) {
+      Meter meter = both.meter("m");
+      LongCounter requests = meter.counterBuilder("requests").build();
+      requests.add(3, Attributes.of(AttributeKey.stringKey("route"), "/a"), traced);
+      requests.add(1, Attributes.of(AttributeKey.stringKey("route"), "/b"), Context.root());
+      meter.counterBuilder("filtered.requests").ofDoubles().build().add(2.5, Attributes.builder().put("route", "/a")
+          .put("user.id", "u-1").put("k8s.namespace.name", "ns").put("odd-key!", "x,k8s_pod_name=").build(), traced);
+      meter.counterBuilder("filtered.long").build().add(1, Attributes.builder().put("route", "/a")
+          .put("note", "x".repeat(200)).build(), traced);
+      DoubleHistogram latency = meter.histogramBuilder("filtered.latency").setUnit("s")
+          .setExplicitBucketBoundariesAdvice(List.of(0.1, 1.0)).build();
+      for (double v : new double[] {0.05, 0.5, 0.7, 3.0}) {
+        latency.record(v, Attributes.builder().put("route", "/a").put("user.id", "u" + v).build(), traced);
+      }
+      latency.record(0.2, Attributes.of(AttributeKey.stringKey("route"), "/b"), Context.root());
+      meter.gaugeBuilder("gauge.sync").build().set(7, Attributes.of(AttributeKey.stringKey("route"), "/a"), traced);
+      String openMetrics = both.assertSameBytes(true, false).get(true);
+      assertThat(openMetrics).contains("requests_total{route=\"/a\"} 3.0 # {span_id=\"b7ad6b7169203331\","
+          + "trace_id=\"0af7651916cd43dd8448eb211c80319c\"} 3.0 ", "filtered_latency_seconds_bucket{route=\"/a\",le=\"1.0\"} 3 # {");
     }
   }
 

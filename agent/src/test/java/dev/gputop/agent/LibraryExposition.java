@@ -3,7 +3,9 @@ package dev.gputop.agent;
 import io.opentelemetry.exporter.prometheus.PrometheusMetricReader;
 import io.prometheus.metrics.expositionformats.OpenMetricsTextFormatWriter;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
+import io.prometheus.metrics.model.snapshots.DataPointSnapshot;
 import io.prometheus.metrics.model.snapshots.InfoSnapshot;
+import io.prometheus.metrics.model.snapshots.Labels;
 import io.prometheus.metrics.model.snapshots.MetricMetadata;
 import io.prometheus.metrics.model.snapshots.MetricSnapshot;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
@@ -16,9 +18,9 @@ import java.util.List;
  * {@code /metrics} the way it was written before the agent had its own writer: OpenTelemetry's
  * {@link PrometheusMetricReader} converts, Prometheus's Java text writers write, and the agent
  * adds HELP to {@code target_info} and renames the Kubernetes labels ({@link PrometheusLabels}).
- * Kept as the reference {@link PrometheusTextWriter} is tested against byte for byte, and for a
- * caller that hands {@link AgentHttpServer} a {@code PrometheusMetricReader}; the agent itself
- * registers an {@link ExpositionReader}. Stateless.
+ * Kept, in the tests only, as the reference {@link PrometheusTextWriter} is tested against byte for
+ * byte (PrometheusTextWriterTest); the agent registers an {@link ExpositionReader}, and neither the
+ * exporter nor Prometheus's writers are in its jar. Stateless.
  */
 final class LibraryExposition {
 
@@ -36,7 +38,7 @@ final class LibraryExposition {
   /** Collects {@code reader} now; the text is written by the result. */
   static Body collect(PrometheusMetricReader reader) {
     MetricSnapshots snapshots = withTargetInfoHelp(reader.collect());
-    boolean renaming = PrometheusLabels.mayNeedRenaming(snapshots);
+    boolean renaming = mayNeedRenaming(snapshots);
     return (openMetrics, out) -> {
       OutputStream body = renaming ? PrometheusLabels.renaming(new NotClosing(out)) : out;
       (openMetrics ? OPENMETRICS : TEXT).write(body, snapshots);
@@ -44,6 +46,29 @@ final class LibraryExposition {
         body.close(); // writes what the renaming holds back; out stays open
       }
     };
+  }
+
+  /**
+   * Whether the text of {@code snapshots} can hold a name to rename: a label name or a HELP text
+   * with {@code k8s_} in it (the renaming looks at nothing else that is written unescaped). When
+   * not, /metrics is written without the renaming stream, which costs a scan of every byte.
+   */
+  static boolean mayNeedRenaming(MetricSnapshots snapshots) {
+    for (MetricSnapshot s : snapshots) {
+      String help = s.getMetadata().getHelp();
+      if (help != null && help.contains("k8s_")) {
+        return true;
+      }
+      for (DataPointSnapshot d : s.getDataPoints()) {
+        Labels labels = d.getLabels();
+        for (int i = 0; i < labels.size(); i++) {
+          if (labels.getName(i).startsWith("k8s") || labels.getPrometheusName(i).startsWith("k8s")) {
+            return true;
+          }
+        }
+      }
+    }
+    return false;
   }
 
   /**
