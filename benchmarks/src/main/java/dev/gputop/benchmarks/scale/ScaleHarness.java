@@ -21,6 +21,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.stream.Stream;
 
 /**
  * What gputop-agent costs when it scrapes N inference servers, beside what Prometheus costs for
@@ -111,7 +112,12 @@ public final class ScaleHarness {
       if (promBinary != null) {
         Path promYaml = work.resolve("prometheus.yml");
         Files.writeString(promYaml, prometheusYaml(endpoints.ports(), interval));
-        Path tsdb = Files.createDirectories(work.resolve("tsdb"));
+        // Always an empty TSDB: one left by an earlier run in the same work directory would be
+        // replayed and kept in the head block beside this run's series, which costs Prometheus
+        // CPU and memory that the comparison must not count.
+        Path tsdb = work.resolve("tsdb");
+        deleteTree(tsdb);
+        Files.createDirectories(tsdb);
         prom = new ProcessBuilder(promBinary, "--config.file=" + promYaml,
             "--storage.tsdb.path=" + tsdb, "--web.listen-address=127.0.0.1:" + freePort(),
             "--log.level=warn")
@@ -364,5 +370,17 @@ public final class ScaleHarness {
 
   static String utf8(byte[] b) {
     return new String(b, StandardCharsets.UTF_8);
+  }
+
+  /** Deletes {@code dir} and everything under it; nothing when it is not there. */
+  private static void deleteTree(Path dir) throws IOException {
+    if (!Files.exists(dir)) {
+      return;
+    }
+    try (Stream<Path> paths = Files.walk(dir)) {
+      for (Path p : (Iterable<Path>) paths.sorted(Comparator.reverseOrder())::iterator) {
+        Files.delete(p);
+      }
+    }
   }
 }
