@@ -17,6 +17,7 @@ import io.opentelemetry.api.metrics.LongCounter;
 import io.opentelemetry.api.metrics.Meter;
 import io.opentelemetry.exporter.prometheus.PrometheusMetricReader;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
+import io.opentelemetry.sdk.common.Clock;
 import io.opentelemetry.sdk.common.InstrumentationScopeInfo;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanContext;
@@ -69,6 +70,19 @@ class PrometheusTextWriterTest {
   private static final InstrumentationScopeInfo PRODUCED = InstrumentationScopeInfo.create("produced");
 
   /** Both readers on one meter provider. */
+  /** 2026-12-01T16:00:00.123Z, for every reading of the SDK's clock. */
+  private static final Clock FIXED_CLOCK = new Clock() {
+    @Override
+    public long now() {
+      return 1_796_140_800_123_000_000L;
+    }
+
+    @Override
+    public long nanoTime() {
+      return 42_000_000_000L;
+    }
+  };
+
   private static final class Both implements AutoCloseable {
     final PrometheusMetricReader library = PrometheusMetricReader.builder().setOtelScopeLabelsEnabled(false).build();
     final ExpositionReader own = new ExpositionReader();
@@ -79,7 +93,10 @@ class PrometheusTextWriterTest {
     }
 
     Both(Resource resource, List<MetricProducer> producers, List<View> views, ExemplarFilter exemplars) {
-      SdkMeterProviderBuilder b = SdkMeterProvider.builder().setResource(resource)
+      // One fixed clock: each reader keeps its own exemplar reservoirs, which stamp an exemplar
+      // with the clock's time when it is offered, and the two must not fall in different
+      // milliseconds.
+      SdkMeterProviderBuilder b = SdkMeterProvider.builder().setResource(resource).setClock(FIXED_CLOCK)
           .registerMetricReader(library).registerMetricReader(own);
       producers.forEach(b::registerMetricProducer);
       views.forEach(v -> b.registerView(InstrumentSelector.builder().setName("exp.*").build(), v));
