@@ -17,7 +17,6 @@ import io.opentelemetry.api.metrics.LongCounter;
 import io.opentelemetry.api.metrics.Meter;
 import io.opentelemetry.exporter.prometheus.PrometheusMetricReader;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
-import io.opentelemetry.sdk.common.Clock;
 import io.opentelemetry.sdk.common.InstrumentationScopeInfo;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanContext;
@@ -44,6 +43,7 @@ import io.opentelemetry.sdk.metrics.internal.data.ImmutableSummaryData;
 import io.opentelemetry.sdk.metrics.internal.data.ImmutableSummaryPointData;
 import io.opentelemetry.sdk.metrics.internal.data.ImmutableValueAtQuantile;
 import io.opentelemetry.sdk.resources.Resource;
+import io.opentelemetry.sdk.testing.exporter.InMemoryMetricReader;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -70,19 +70,6 @@ class PrometheusTextWriterTest {
   private static final InstrumentationScopeInfo PRODUCED = InstrumentationScopeInfo.create("produced");
 
   /** Both readers on one meter provider. */
-  /** 2026-12-01T16:00:00.123Z, for every reading of the SDK's clock. */
-  private static final Clock FIXED_CLOCK = new Clock() {
-    @Override
-    public long now() {
-      return 1_796_140_800_123_000_000L;
-    }
-
-    @Override
-    public long nanoTime() {
-      return 42_000_000_000L;
-    }
-  };
-
   private static final class Both implements AutoCloseable {
     final PrometheusMetricReader library = PrometheusMetricReader.builder().setOtelScopeLabelsEnabled(false).build();
     final ExpositionReader own = new ExpositionReader();
@@ -93,10 +80,7 @@ class PrometheusTextWriterTest {
     }
 
     Both(Resource resource, List<MetricProducer> producers, List<View> views, ExemplarFilter exemplars) {
-      // One fixed clock: each reader keeps its own exemplar reservoirs, which stamp an exemplar
-      // with the clock's time when it is offered, and the two must not fall in different
-      // milliseconds.
-      SdkMeterProviderBuilder b = SdkMeterProvider.builder().setResource(resource).setClock(FIXED_CLOCK)
+      SdkMeterProviderBuilder b = SdkMeterProvider.builder().setResource(resource)
           .registerMetricReader(library).registerMetricReader(own);
       producers.forEach(b::registerMetricProducer);
       views.forEach(v -> b.registerView(InstrumentSelector.builder().setName("exp.*").build(), v));
@@ -472,9 +456,18 @@ class PrometheusTextWriterTest {
     SpanContext span = SpanContext.create("0af7651916cd43dd8448eb211c80319c", "b7ad6b7169203331",
         TraceFlags.getSampled(), TraceState.getDefault());
     Context traced = Context.root().with(Span.wrap(span));
-    try (Both both = new Both(resource("service.name", "exemplars", "k8s.pod.name", "p"), List.of(), List.of(),
-        ExemplarFilter.alwaysOn())) {
-      Meter meter = both.meter("m");
+    Resource resource = resource("service.name", "exemplars", "k8s.pod.name", "p");
+    // Recorded once and handed to both readers as the same data: a reader of the recording SDK
+    // keeps exemplar reservoirs of its own, stamped with the wall clock when offered, so two
+    // readers there could hold exemplars a millisecond apart.
+    InMemoryMetricReader recorded = InMemoryMetricReader.create();
+    Collection<MetricData> data;
+    try (SdkMeterProvider recording = SdkMeterProvider.builder().setResource(resource)
+        .setExemplarFilter(ExemplarFilter.alwaysOn())
+        .registerView(InstrumentSelector.builder().setName("filtered.*").build(),
+            View.builder().setAttributeFilter(k -> k.equals("route")).build())
+        .registerMetricReader(recorded).build()) {
+      Meter meter = recording.get("m");
       LongCounter requests = meter.counterBuilder("requests").build();
       requests.add(3, Attributes.of(AttributeKey.stringKey("route"), "/a"), traced);
       requests.add(1, Attributes.of(AttributeKey.stringKey("route"), "/b"), Context.root());
@@ -489,11 +482,16 @@ class PrometheusTextWriterTest {
       }
       latency.record(0.2, Attributes.of(AttributeKey.stringKey("route"), "/b"), Context.root());
       meter.gaugeBuilder("gauge.sync").build().set(7, Attributes.of(AttributeKey.stringKey("route"), "/a"), traced);
+      data = recorded.collectAllMetrics();
+    }
+    try (Both both = new Both(resource, r -> data)) {
       String openMetrics = both.assertSameBytes(true, false).get(true);
       assertThat(openMetrics).contains("requests_total{route=\"/a\"} 3.0 # {span_id=\"b7ad6b7169203331\","
-          + "trace_id=\"0af7651916cd43dd8448eb211c80319c\"} 3.0 ", "filtered_latency_seconds_bucket{route=\"/a\",le=\"1.0\"} 3 # {");
+          + "trace_id=\"0af7651916cd43dd8448eb211c80319c\"} 3.0 ", "filtered_latency_seconds_bucket{route=\"/a\",le=\"1.0\"} 3 # {",
+          "user_id=\"u-1\"} 2.5 ");
     }
   }
+
 
   @Test
   void randomMetrics_fixedSeed_sameBytes() throws Exception {
