@@ -1,6 +1,8 @@
 package dev.gputop.agent;
 
+import java.util.HashMap;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * How /metrics names what OpenTelemetry calls a metric, a unit and an attribute: the rules of
@@ -28,17 +30,22 @@ final class ExpositionNames {
       Map.entry("g", "grams"), Map.entry("Cel", "celsius"), Map.entry("Hz", "hertz"),
       Map.entry("%", "percent"));
 
-  /** The same units after "per" ({@code m/s} is {@code meters_per_second}). */
-  private static final Map<String, String> SINGULAR = Map.ofEntries(
-      Map.entry("a", "year"), Map.entry("mo", "month"), Map.entry("wk", "week"),
-      Map.entry("d", "day"), Map.entry("h", "hour"), Map.entry("min", "minute"),
-      Map.entry("s", "second"), Map.entry("ms", "millisecond"), Map.entry("us", "microsecond"),
-      Map.entry("ns", "nanosecond"), Map.entry("By", "byte"), Map.entry("KiBy", "kibibyte"),
-      Map.entry("MiBy", "mebibyte"), Map.entry("GiBy", "gibibyte"), Map.entry("TiBy", "tebibyte"),
-      Map.entry("kBy", "kilobyte"), Map.entry("MBy", "megabyte"), Map.entry("GBy", "gigabyte"),
-      Map.entry("TBy", "terabyte"), Map.entry("m", "meter"), Map.entry("V", "volt"),
-      Map.entry("A", "ampere"), Map.entry("J", "joule"), Map.entry("W", "watt"),
-      Map.entry("g", "gram"));
+  /**
+   * The same units after "per" ({@code m/s} is {@code meters_per_second}): each plural name
+   * without its "s", except the units that have no singular there ({@code Cel}, {@code Hz},
+   * {@code %}), which the exporter leaves as they are.
+   */
+  private static final Map<String, String> SINGULAR = singulars(Set.of("Cel", "Hz", "%"));
+
+  private static Map<String, String> singulars(Set<String> without) {
+    Map<String, String> out = new HashMap<>();
+    PLURAL.forEach((unit, plural) -> {
+      if (!without.contains(unit)) {
+        out.put(unit, plural.substring(0, plural.length() - 1));
+      }
+    });
+    return Map.copyOf(out);
+  }
 
   private ExpositionNames() {}
 
