@@ -501,7 +501,8 @@ def vllm_2026(folder):
         "prefixHitRatio": 2000 / 8000,
         "requestsPerSecond": rate(20), "promptTokensPerSecond": rate(8000),
         "generationTokensPerSecond": rate(4000), "preemptionsPerSecond": rate(3),
-        "failedRequestsPerSecond": rate(3),  # abort 1 + error 2
+        "failedRequestsPerSecond": rate(2),  # error 2 (an abort is the client's, not a failure)
+        "abortedRequestsPerSecond": rate(1),  # abort 1
         "specDecodeAcceptanceRate": 600 / 1000,
         "ttft": latency(ttft), "itl": latency(itl), "e2e": latency(e2e), "queue": latency(queue),
         "prefill": latency(prefill), "decode": latency(decode),
@@ -639,7 +640,8 @@ def sglang_2026(folder):
         "prefixHitRatio": 2000 / 6000,
         "requestsPerSecond": rate(20), "promptTokensPerSecond": rate(6000),
         "generationTokensPerSecond": rate(4000), "preemptionsPerSecond": rate(2),
-        "failedRequestsPerSecond": rate(2),
+        # SGLang counts aborts only (client disconnects and scheduler aborts alike): no failures.
+        "failedRequestsPerSecond": NA, "abortedRequestsPerSecond": rate(2),
         "specDecodeAcceptanceRate": NA,
         "ttft": latency(ttft), "itl": latency(itl), "e2e": latency(e2e), "queue": latency([queue[0]]),
         "prefill": NA, "decode": NA,
@@ -687,7 +689,8 @@ def tgi_337(folder):
         w = RustMetrics()
         w.counter("tgi_request_success", "Number of successful requests", [({}, at(t, 7, 20))])
         w.counter("tgi_request_count", "Total number of requests", [({}, at(t, 8, 23))])
-        w.counter("tgi_request_failure", None, [({"err": "validation"}, at(t, 1, 2)), ({"err": "overloaded"}, at(t, 0, 1))])
+        w.counter("tgi_request_failure", None, [({"err": "validation"}, at(t, 1, 2)), ({"err": "overloaded"}, at(t, 0, 1)),
+                                                   ({"err": "dropped"}, at(t, 0, 1))])
         w.counter("tgi_batch_concat", None, [({"reason": "chunking"}, at(t, 3, 4))])
         w.gauge("tgi_queue_size", "Current queue size", [({}, at(t, 0, 3))])
         w.gauge("tgi_batch_current_size", "Current batch size", [({}, at(t, 2, 3))])
@@ -708,7 +711,7 @@ def tgi_337(folder):
         "running": 5, "waiting": 3, "kvCacheUsage": NA, "prefixHitRatio": NA,
         "requestsPerSecond": rate(20), "promptTokensPerSecond": rate(6000),
         "generationTokensPerSecond": rate(4000), "preemptionsPerSecond": NA,
-        "failedRequestsPerSecond": rate(3),
+        "failedRequestsPerSecond": rate(3), "abortedRequestsPerSecond": rate(1),  # err dropped: the client
         "specDecodeAcceptanceRate": NA,
         "ttft": NA, "itl": latency([tpot]), "e2e": latency([e2e]), "queue": q,
         "ttftApproxMean": q["mean"] + p["mean"],
@@ -772,7 +775,7 @@ def llamacpp_2026(folder):
         "prefixHitRatio": 4500 / (1500 + 4500),
         "requestsPerSecond": NA, "promptTokensPerSecond": rate(1500 + 4500),
         "generationTokensPerSecond": rate(1100), "preemptionsPerSecond": NA,
-        "failedRequestsPerSecond": NA,
+        "failedRequestsPerSecond": NA, "abortedRequestsPerSecond": NA,
         "specDecodeAcceptanceRate": 1200 / 1600,
         "ttft": NA, "itl": NA, "e2e": NA, "queue": NA, "prefill": NA, "decode": NA,
     })
@@ -807,7 +810,8 @@ def trtllm_2026(folder):
     for t in (0, 1):
         w = PyClient(multiproc=True)
         w.counter("trtllm_request_success_total", "Count of successfully processed requests.",
-                  [(dict(lab, finished_reason="stop"), at(t, 5, 16)), (dict(lab, finished_reason="length"), at(t, 2, 4))])
+                  [(dict(lab, finished_reason="stop"), at(t, 5, 15)), (dict(lab, finished_reason="length"), at(t, 2, 4)),
+                   (dict(lab, finished_reason="cancelled"), at(t, 0, 1))])
         w.counter("trtllm_request_error_total", "Total request errors, labeled by HTTP status code.",
                   [(dict(lab, http_code="400"), at(t, 1, 1)), (dict(lab, http_code="500"), at(t, 0, 1))])
         w.histogram("trtllm_e2e_request_latency_seconds", "Histogram of end to end request latency in seconds.",
@@ -837,7 +841,7 @@ def trtllm_2026(folder):
         "prefixHitRatio": 4000 / 10000,
         "requestsPerSecond": rate(20), "promptTokensPerSecond": rate(10000),
         "generationTokensPerSecond": NA, "preemptionsPerSecond": NA,
-        "failedRequestsPerSecond": rate(2),
+        "failedRequestsPerSecond": rate(2), "abortedRequestsPerSecond": rate(1),
         "specDecodeAcceptanceRate": 650 / 1000,
         "ttft": latency([ttft]), "itl": latency([tpot]), "e2e": latency([e2e]), "queue": latency([queue]),
         "prefill": NA, "decode": NA,
@@ -867,7 +871,7 @@ def trtllm_11(folder):
         "running": NA, "waiting": NA, "kvCacheUsage": NA, "prefixHitRatio": NA,
         "requestsPerSecond": rate(20), "promptTokensPerSecond": NA,
         "generationTokensPerSecond": NA, "preemptionsPerSecond": NA,
-        "failedRequestsPerSecond": NA, "specDecodeAcceptanceRate": NA,
+        "failedRequestsPerSecond": NA, "abortedRequestsPerSecond": NA, "specDecodeAcceptanceRate": NA,
         "ttft": latency([ttft]), "itl": latency([tpot]), "e2e": latency([e2e]), "queue": latency([queue]),
         "prefill": NA, "decode": NA,
     })
@@ -932,7 +936,7 @@ def triton_trtllm(folder):
         "running": 6, "waiting": 3, "kvCacheUsage": 0.3, "prefixHitRatio": NA,
         "requestsPerSecond": rate(20), "promptTokensPerSecond": NA,
         "generationTokensPerSecond": NA, "preemptionsPerSecond": NA,
-        "failedRequestsPerSecond": rate(2),
+        "failedRequestsPerSecond": rate(1), "abortedRequestsPerSecond": rate(1),  # BACKEND 1; CANCELED 1
         "specDecodeAcceptanceRate": NA,
         "ttft": latency([first["tensorrt_llm"]], scale=0.001), "itl": NA,
         # The µs duration counters are sums without a distribution: not read (N/A).
@@ -979,7 +983,8 @@ def dynamo_frontend(folder):
         w.counter("dynamo_frontend_requests_total", "Total number of LLM requests processed",
                   [({"endpoint": "chat_completions", "model": m, "request_type": "stream", "status": "success"}, at(t, 5, 14)),
                    ({"endpoint": "chat_completions", "model": m, "request_type": "unary", "status": "success"}, at(t, 2, 4)),
-                   ({"endpoint": "completions", "model": m, "request_type": "stream", "status": "error"}, at(t, 0, 2))])
+                   ({"endpoint": "completions", "model": m, "error_type": "internal", "request_type": "stream", "status": "error"}, at(t, 0, 1)),
+                   ({"endpoint": "completions", "model": m, "error_type": "cancelled", "request_type": "stream", "status": "error"}, at(t, 1, 1))])
         w.gauge("dynamo_frontend_model_total_kv_blocks", "Total KV cache blocks available for a worker serving the model",
                 [({"model": "Qwen/Qwen3-0.6B"}, 92962)])
         write(folder, "v1.x-frontend-t%d.prom" % t, w.text())
@@ -988,7 +993,7 @@ def dynamo_frontend(folder):
         "running": NA, "waiting": NA, "kvCacheUsage": NA, "prefixHitRatio": NA,
         "requestsPerSecond": rate(20), "promptTokensPerSecond": rate(6000),
         "generationTokensPerSecond": rate(4100), "preemptionsPerSecond": NA,
-        "failedRequestsPerSecond": rate(2),
+        "failedRequestsPerSecond": rate(1), "abortedRequestsPerSecond": rate(1),  # internal 1; cancelled 1
         "specDecodeAcceptanceRate": NA,
         "ttft": latency([ttft]), "itl": latency([itl]), "e2e": latency([e2e]), "queue": NA,
         "prefill": NA, "decode": NA,
@@ -1064,7 +1069,8 @@ def lmdeploy_016(folder):
         "running": 7, "waiting": 3, "kvCacheUsage": 0.7, "prefixHitRatio": NA,
         "requestsPerSecond": rate(20), "promptTokensPerSecond": rate(5000),
         "generationTokensPerSecond": rate(4000), "preemptionsPerSecond": NA,
-        "failedRequestsPerSecond": NA,
+        # finished_reason: INTERNAL_ENGINE_ERROR 1 failed, CANCEL 1 aborted.
+        "failedRequestsPerSecond": rate(1), "abortedRequestsPerSecond": rate(1),
         "specDecodeAcceptanceRate": 420 / 600,
         "ttft": latency(ttft), "itl": latency(itl), "e2e": latency(e2e), "queue": latency(queue),
         "prefill": latency(prefill), "decode": latency(decode),
@@ -1085,7 +1091,8 @@ def tei_19(folder):
         w.counter("te_embed_count", None, [({}, at(t, 9, 50))])
         w.counter("te_request_success", None, [({"method": "single"}, at(t, 5, 15)), ({"method": "batch"}, at(t, 2, 5))])
         w.counter("te_request_count", None, [({"method": "single"}, at(t, 6, 16)), ({"method": "batch"}, at(t, 2, 6))])
-        w.counter("te_request_failure", None, [({"err": "validation"}, at(t, 1, 1)), ({"err": "tokenization"}, at(t, 0, 1))])
+        w.counter("te_request_failure", None, [({"err": "validation"}, at(t, 1, 1)), ({"err": "tokenization"}, at(t, 0, 1)),
+                                          ({"err": "dropped"}, at(t, 0, 1))])
         w.counter("te_embed_success", None, [({}, at(t, 9, 50))])
         w.gauge("te_queue_size", None, [({}, at(t, 0, 12))])
         w.histogram("te_request_duration", None, [({}, e2e)], t)
@@ -1099,7 +1106,7 @@ def tei_19(folder):
         "running": NA, "waiting": NA, "kvCacheUsage": NA, "prefixHitRatio": NA,
         "requestsPerSecond": rate(20), "promptTokensPerSecond": NA,
         "generationTokensPerSecond": NA, "preemptionsPerSecond": NA,
-        "failedRequestsPerSecond": rate(2),
+        "failedRequestsPerSecond": rate(2), "abortedRequestsPerSecond": rate(1),  # err dropped
         "specDecodeAcceptanceRate": NA,
         "ttft": NA, "itl": NA, "e2e": latency([e2e]), "queue": latency([queue]),
         "prefill": NA, "decode": NA,

@@ -38,8 +38,13 @@ public enum Concept {
    * approximate TTFT of an engine that has no TTFT histogram.
    */
   PREFILL_BATCH(Kind.HISTOGRAM),
-  /** Requests that ended in an error or were aborted (counter). */
+  /**
+   * Requests that ended in a server-side error (counter); a client's abort or cancellation is
+   * {@link #ABORTED_REQUESTS}, each profile says which of its reasons are which.
+   */
   FAILED_REQUESTS(Kind.COUNTER),
+  /** Requests the client aborted or cancelled before they finished (counter). */
+  ABORTED_REQUESTS(Kind.COUNTER),
   /** Draft tokens proposed by speculative decoding (counter), denominator of the acceptance rate. */
   SPEC_DRAFT_TOKENS(Kind.COUNTER),
   /** Draft tokens accepted by the target model (counter), numerator of the acceptance rate. */

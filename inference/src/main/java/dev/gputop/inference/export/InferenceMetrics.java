@@ -75,8 +75,11 @@ public final class InferenceMetrics implements AutoCloseable {
     latency(meter, "e2e", "End-to-end request latency", ServerStats::e2e);
     latency(meter, "queue", "Time waiting before scheduling", ServerStats::queue);
     doubleGauge(meter, "gputop.inference.failed_request.rate", "{request}/s",
-        "Requests per second that ended in an error or were aborted, over the window.",
+        "Requests per second that ended in a server-side error, over the window.",
         ServerStats::failedRequestsPerSecond);
+    doubleGauge(meter, "gputop.inference.aborted_request.rate", "{request}/s",
+        "Requests per second the client aborted or cancelled, over the window.",
+        ServerStats::abortedRequestsPerSecond);
     doubleGauge(meter, "gputop.inference.spec_decode.acceptance_rate", "1",
         "Speculative decoding: accepted draft tokens / draft tokens over the window.",
         ServerStats::specDecodeAcceptanceRate);

@@ -26,7 +26,8 @@ package dev.gputop.inference.stats;
  * @param queue queue time
  * @param ttftApproxMean for an engine without a TTFT histogram (TGI): mean queue time plus mean
  *     prefill batch time over the window, an approximation of the mean TTFT; else null
- * @param failedRequestsPerSecond requests per second that ended in an error or were aborted
+ * @param failedRequestsPerSecond requests per second that ended in a server-side error
+ * @param abortedRequestsPerSecond requests per second the client aborted or cancelled
  * @param specDecodeAcceptanceRate Δaccepted draft tokens / Δdraft tokens over the window
  *     (speculative decoding), 0–1
  * @param prefill per-request prefill time
@@ -49,6 +50,7 @@ public record ServerStats(
     LatencyStats queue,
     Double ttftApproxMean,
     Double failedRequestsPerSecond,
+    Double abortedRequestsPerSecond,
     Double specDecodeAcceptanceRate,
     LatencyStats prefill,
     LatencyStats decode,
@@ -57,7 +59,7 @@ public record ServerStats(
   /** Nothing known. */
   public static final ServerStats EMPTY = new ServerStats(
       null, null, null, null, null, null, null, null, null, null, null, null, null, null, null,
-      null, null, SloStats.NONE);
+      null, null, null, SloStats.NONE);
 
   public ServerStats {
     slo = slo == null ? SloStats.NONE : slo;
@@ -80,14 +82,14 @@ public record ServerStats(
       LatencyStats queue, Double ttftApproxMean, SloStats slo) {
     this(running, waiting, kvCacheUsage, prefixHitRatio, requestsPerSecond, promptTokensPerSecond,
         generationTokensPerSecond, preemptionsPerSecond, ttft, itl, e2e, queue, ttftApproxMean,
-        null, null, null, null, slo);
+        null, null, null, null, null, slo);
   }
 
   /** These statistics with {@code slo}. */
   public ServerStats withSlo(SloStats slo) {
     return new ServerStats(running, waiting, kvCacheUsage, prefixHitRatio, requestsPerSecond,
         promptTokensPerSecond, generationTokensPerSecond, preemptionsPerSecond, ttft, itl, e2e,
-        queue, ttftApproxMean, failedRequestsPerSecond, specDecodeAcceptanceRate, prefill, decode,
-        slo);
+        queue, ttftApproxMean, failedRequestsPerSecond, abortedRequestsPerSecond,
+        specDecodeAcceptanceRate, prefill, decode, slo);
   }
 }

@@ -72,7 +72,7 @@ public final class WindowStatistics {
     if (r.m < 2) {
       return new ServerStats(running, waiting, kv, hitGauge, null, null, null, null,
           notYet(r, Concept.TTFT), notYet(r, Concept.ITL), notYet(r, Concept.E2E),
-          notYet(r, Concept.QUEUE), null, null, null, notYet(r, Concept.PREFILL),
+          notYet(r, Concept.QUEUE), null, null, null, null, notYet(r, Concept.PREFILL),
           notYet(r, Concept.DECODE), SloStats.NONE);
     }
     Double prefix = ratio(r, Concept.PREFIX_HITS, Concept.PREFIX_QUERIES);
@@ -96,6 +96,7 @@ public final class WindowStatistics {
         queue,
         ttft == null ? ttftApprox(r, queue) : null,
         rate(r, Concept.FAILED_REQUESTS),
+        rate(r, Concept.ABORTED_REQUESTS),
         ratio(r, Concept.SPEC_ACCEPTED_TOKENS, Concept.SPEC_DRAFT_TOKENS),
         latency(r, Concept.PREFILL),
         latency(r, Concept.DECODE),

@@ -46,6 +46,7 @@ class EngineExpositionsTest {
       Map.entry("generationTokensPerSecond", ServerStats::generationTokensPerSecond),
       Map.entry("preemptionsPerSecond", ServerStats::preemptionsPerSecond),
       Map.entry("failedRequestsPerSecond", ServerStats::failedRequestsPerSecond),
+      Map.entry("abortedRequestsPerSecond", ServerStats::abortedRequestsPerSecond),
       Map.entry("specDecodeAcceptanceRate", ServerStats::specDecodeAcceptanceRate),
       Map.entry("prefill", ServerStats::prefill),
       Map.entry("decode", ServerStats::decode),

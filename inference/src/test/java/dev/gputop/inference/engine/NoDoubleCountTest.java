@@ -149,5 +149,6 @@ class NoDoubleCountTest {
     ServerScrape s = scrape("tei/v1.9-t1.prom");
     assertThat(sum(s, Concept.REQUESTS)).isEqualTo(20 + 7);
     assertThat(sum(s, Concept.FAILED_REQUESTS)).isEqualTo(3);
+    assertThat(sum(s, Concept.ABORTED_REQUESTS)).isEqualTo(1);
   }
 }

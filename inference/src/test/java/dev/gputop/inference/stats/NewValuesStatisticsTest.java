@@ -54,8 +54,10 @@ class NewValuesStatisticsTest {
     ServerStats s = WindowStatistics.compute(w, null);
     // Every finished_reason: (50 + 5 + 1 + 4) / 10 s.
     assertThat(s.requestsPerSecond()).isCloseTo(6.0, within(EPS));
-    // Only abort and error, both engines: (5 + 1 + 4) / 10 s.
-    assertThat(s.failedRequestsPerSecond()).isCloseTo(1.0, within(EPS));
+    // A failure is the engine's error only: 1 / 10 s; the client's aborts, both engines, are
+    // counted apart: (5 + 4) / 10 s.
+    assertThat(s.failedRequestsPerSecond()).isCloseTo(0.1, within(EPS));
+    assertThat(s.abortedRequestsPerSecond()).isCloseTo(0.9, within(EPS));
     // Δaccepted (300 + 50) / Δdraft (400 + 100); the per-position parts are never added.
     assertThat(s.specDecodeAcceptanceRate()).isCloseTo(0.7, within(EPS));
     // Prefill: Δ ≤0.1: 6, ≤0.5: 10. p50 rank 5 → 0.1 × 5/6; p90 rank 9 → 0.1 + 0.4 × 3/4;
@@ -72,6 +74,7 @@ class NewValuesStatisticsTest {
     w.add(100 * SECOND, 1_000 * SECOND, new EngineMapper().map(TextExpositions.parse(exposition(0))));
     ServerStats s = WindowStatistics.compute(w, null);
     assertThat(s.failedRequestsPerSecond()).isNull();
+    assertThat(s.abortedRequestsPerSecond()).isNull();
     assertThat(s.specDecodeAcceptanceRate()).isNull();
     assertThat(s.prefill()).isNotNull();
     assertThat(s.prefill().count()).isNull();
