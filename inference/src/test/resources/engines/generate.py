@@ -14,6 +14,7 @@ Run from this folder: python3 generate.py. Standard library only.
 import json
 import math
 import os
+import re
 
 WINDOW_S = 10.0
 INF = float("inf")
@@ -181,6 +182,54 @@ class PyClient:
 
     def text(self):
         return "\n".join(self.out) + "\n"
+
+
+class RayAgent(PyClient):
+    """Ray's metrics agent re-exporting vLLM V1 under Ray Serve LLM (vllm/v1/metrics/ray_wrappers.py
+    at 02579a5f): each name sanitized for OpenTelemetry ([^a-zA-Z0-9_] -> _) and prefixed ray_,
+    vLLM's ReplicaId and Ray's own tags on every series, and each counter written a second time as
+    a gauge without _total (RAY_EXPORT_COUNTER_AS_GAUGE, on by default). No _created. Replica r0
+    holds engine 0, replica r1 engine 1 (Ray Serve runs each data-parallel rank as a replica)."""
+
+    TAGS = {"Component": "core_worker", "NodeAddress": "127.0.0.1",
+            "SessionName": "session_2026-12-01_08-00-00_000000_1", "Version": "2.52.1"}
+
+    def __init__(self):
+        super().__init__(created=False)
+
+    @staticmethod
+    def name(n):
+        return "ray_" + re.sub(r"[^a-zA-Z0-9_]", "_", n)
+
+    def lab(self, labels):
+        l = dict(labels)
+        replica = "r" + labels.get("engine", "0")
+        l["ReplicaId"] = "LLMServer:" + replica
+        l.update(self.TAGS)
+        l["WorkerId"] = "0a1b2c3d" + replica
+        return labels_text(l)
+
+    def gauge(self, name, help, series):
+        super().gauge(self.name(name), help, series)
+
+    def counter(self, name, help, series):
+        base = name[:-6] if name.endswith("_total") else name
+        super().counter(self.name(base), help, series)
+        super().gauge(self.name(base), help, series)
+
+    def histogram(self, name, help, series, t):
+        super().histogram(self.name(name), help, series, t)
+
+    def text(self):
+        # Ray's own families on the same endpoint: neither vLLM's nor drift.
+        own = ["# HELP ray_node_cpu_utilization Total CPU usage on a ray node",
+               "# TYPE ray_node_cpu_utilization gauge",
+               'ray_node_cpu_utilization{InstanceId="",NodeAddress="127.0.0.1",SessionName="%s",Version="2.52.1"} 12.5'
+               % self.TAGS["SessionName"],
+               "# HELP ray_serve_num_router_requests_total The number of requests processed by the router.",
+               "# TYPE ray_serve_num_router_requests_total counter",
+               'ray_serve_num_router_requests_total{application="llm",deployment="LLMServer",route="/v1"} 27.0']
+        return "\n".join(own) + "\n" + super().text()
 
 
 class RustMetrics:
@@ -392,8 +441,9 @@ def split(values, parts):
 
 # ----------------------------------------------------------------------------- vLLM
 
-def vllm_2026(folder):
-    """vLLM 2026 line, data parallel 2 (engine 0 and 1), PrometheusStatLogger."""
+def vllm_2026(folder, ray=False):
+    """vLLM 2026 line, data parallel 2 (engine 0 and 1), PrometheusStatLogger; with ray, the same
+    server under Ray Serve LLM (RayPrometheusStatLogger, re-exported by Ray's metrics agent)."""
     model = "meta-llama/Llama-3.1-8B-Instruct"
     engines = ["0", "1"]
     lab = lambda e: {"model_name": model, "engine": e}
@@ -405,8 +455,9 @@ def vllm_2026(folder):
     decode = [Hist(VLLM_REQ, b, w) for b, w in zip(split(B_DECODE, 2), split(W_DECODE, 2))]
     inference = [Hist(VLLM_REQ, [], []), Hist(VLLM_REQ, [], [])]
     tpot = [Hist(VLLM_ITL, [], [0.03] * 10), Hist(VLLM_ITL, [], [0.03] * 10)]
+    version = "v2026-ray" if ray else "v2026-dp2"
     for t in (0, 1):
-        w = PyClient(created=True)
+        w = RayAgent() if ray else PyClient(created=True)
         # engine 0: 6 running, 4 waiting (3 capacity + 1 deferred); engine 1: 3 running, 2 waiting.
         w.gauge("vllm:num_requests_running", "Number of requests in model execution batches.",
                 [(lab("0"), at(t, 5, 1)), (lab("1"), at(t, 2, 1))])
@@ -493,8 +544,8 @@ def vllm_2026(folder):
         w.gauge("vllm:cache_config_info", "Information of the LLMEngine CacheConfig",
                 [(dict(block_size="16", cache_dtype="auto", enable_prefix_caching="True", engine=e), 1.0)
                  for e in engines])
-        write(folder, "v2026-dp2-t%d.prom" % t, w.text())
-    expect(folder, "v2026-dp2", {
+        write(folder, "%s-t%d.prom" % (version, t), w.text())
+    expect(folder, version, {
         "engine": "vllm",
         "models": [model],
         "running": 9, "waiting": 6, "kvCacheUsage": 0.82,
@@ -1116,6 +1167,7 @@ def tei_19(folder):
 if __name__ == "__main__":
     here = os.path.dirname(os.path.abspath(__file__))
     vllm_2026(os.path.join(here, "vllm"))
+    vllm_2026(os.path.join(here, "vllm"), ray=True)
     vllm_010(os.path.join(here, "vllm"))
     vllm_v0(os.path.join(here, "vllm"))
     sglang_2026(os.path.join(here, "sglang"))

@@ -117,7 +117,8 @@ public final class EngineMapper {
     if (trace != null) {
       trace.profile(c.profile);
     }
-    List<Object>[] collected = c.collect(exposition);
+    Reading reading = c.collect(exposition);
+    List<Object>[] collected = reading.out;
     ReadLabels done = new ReadLabels(); // reset for each source's rows
     Map<Concept, ConceptValues> concepts = new EnumMap<>(Concept.class);
     TreeSet<String> models = new TreeSet<>();
@@ -191,7 +192,71 @@ public final class EngineMapper {
         }
       }
     }
-    return new ServerScrape(profile.engine(), concepts, List.copyOf(models));
+    return new ServerScrape(profile.engine(), concepts, List.copyOf(models),
+        drift(c, reading, concepts));
+  }
+
+  /**
+   * The scrape's drift: the engine's families no rule reads (counted in {@link Compiled#collect}),
+   * and each expected concept none of whose sources' families the exposition has. A concept is
+   * expected when its newest source has no {@code when} condition.
+   */
+  private static Drift drift(Compiled c, Reading reading, Map<Concept, ConceptValues> concepts) {
+    List<Drift.Missing> missing = null;
+    for (int ci = 0; ci < c.conceptOrder.length; ci++) {
+      Concept concept = c.conceptOrder[ci];
+      Source newest = c.sourcesOf[ci][0];
+      if (concepts.containsKey(concept) || newest.history().when() != null) {
+        continue;
+      }
+      boolean present = false;
+      for (Source[] leaves : c.leavesOf[ci]) {
+        for (Source leaf : leaves) {
+          present |= reading.present[c.leafIndex(leaf)];
+        }
+      }
+      if (!present) {
+        if (missing == null) {
+          missing = new ArrayList<>(4);
+        }
+        missing.add(new Drift.Missing(concept, newest.describe(), newest.history().added()));
+      }
+    }
+    if (missing == null && reading.unreadCount == 0 && reading.duplicates == null) {
+      return Drift.NONE;
+    }
+    return new Drift(reading.unreadCount, reading.unread == null ? List.of() : reading.unread,
+        missing == null ? List.of() : missing, reading.duplicates == null ? List.of() : reading.duplicates);
+  }
+
+  /** What {@link Compiled#collect} found in one exposition. */
+  private static final class Reading {
+    /** Per leaf, its samples (or the parser's histograms); null: none. */
+    List<Object>[] out;
+    /** Per leaf, whether the exposition has a family it reads (with or without samples). */
+    boolean[] present;
+    int unreadCount;
+    List<String> unread;
+    List<String> duplicates;
+
+    void unread(String family) {
+      unreadCount++;
+      if (unread == null) {
+        unread = new ArrayList<>(4);
+      }
+      if (unread.size() < Drift.MAX_NAMES) {
+        unread.add(family);
+      }
+    }
+
+    void duplicate(String family) {
+      if (duplicates == null) {
+        duplicates = new ArrayList<>(4);
+      }
+      if (duplicates.size() < Drift.MAX_NAMES) {
+        duplicates.add(family);
+      }
+    }
   }
 
   // ---------------------------------------------------------------- rows and rules
@@ -494,6 +559,10 @@ public final class EngineMapper {
     }
   }
 
+  private static String withoutTotal(String name) {
+    return name.endsWith("_total") ? name.substring(0, name.length() - "_total".length()) : name;
+  }
+
   private static String model(Compiled c, Labels labels) {
     for (String l : c.modelLabels) {
       String v = labels.get(l);
@@ -533,6 +602,10 @@ public final class EngineMapper {
     final Map<TotalRowRule, String[]> totalRowTexts = new java.util.IdentityHashMap<>();
     final String rankNote;
     final String[] modelLabels;
+    /** The families the profile knows and reads for no concept, without {@code _total}. */
+    final Set<String> notRead;
+    /** Whether a wrapper writes gauge copies of counters that must not be read. */
+    final boolean ignoresCounterGauges;
     /** The profile's concepts in its order, each with its sources in preference order and their leaves. */
     final Concept[] conceptOrder;
     final Source[][] sourcesOf;
@@ -559,6 +632,16 @@ public final class EngineMapper {
       this.rankLabels = p.rankLabels().toArray(new String[0]);
       this.rankNote = "read: one rank (lowest " + String.join(", ", rankLabels) + ") of the same batch";
       this.modelLabels = p.modelLabels().toArray(new String[0]);
+      Set<String> known = new HashSet<>();
+      for (String name : p.notRead()) {
+        known.add(withoutTotal(name));
+      }
+      this.notRead = Set.copyOf(known);
+      boolean ignores = false;
+      for (Wrapper wr : p.wrappers()) {
+        ignores |= wr.ignoreCounterGauges();
+      }
+      this.ignoresCounterGauges = ignores;
       int nc = p.concepts().size();
       this.conceptOrder = new Concept[nc];
       this.sourcesOf = new Source[nc][];
@@ -696,32 +779,57 @@ public final class EngineMapper {
     }
 
     /**
-     * Per leaf, the samples (or the parser's histograms) the exposition has for it; null: none.
-     * A leaf that reads one family whole gets the parser's own immutable list of it, not a copy;
-     * the lists are only read.
+     * Per leaf, the samples (or the parser's histograms) the exposition has for it, and what
+     * drifted. A leaf that reads one family whole gets the parser's own immutable list of it, not
+     * a copy; the lists are only read.
      */
     @SuppressWarnings("unchecked")
-    List<Object>[] collect(Exposition exposition) {
+    Reading collect(Exposition exposition) {
+      Reading reading = new Reading();
       List<Object>[] out = new List[leaves.size()];
+      reading.out = out;
+      reading.present = new boolean[leaves.size()];
       List<MetricFamily> all = exposition.families();
+      Set<String> counters = null;
       for (int fi = 0, fn = all.size(); fi < fn; fi++) {
         MetricFamily f = all.get(fi);
         List<Sample> samples = f.samples();
-        if (samples.isEmpty()) {
-          continue;
+        boolean engines = hasPrefix(f.name());
+        if (engines && ignoresCounterGauges && f.type() == MetricType.GAUGE) {
+          Wrapper w = profile.wrapperOf(f.name());
+          if (w != null && w.ignoreCounterGauges()) {
+            if (counters == null) {
+              counters = counterNames(all);
+            }
+            if (counters.contains(f.name() + "_total")) {
+              // The wrapper's gauge copy of the counter beside it: the same value, read once.
+              reading.duplicate(f.name());
+              continue;
+            }
+          }
         }
         String family = canonical(f.name());
         List<Histogram> histograms = f.histograms();
-        if (!histograms.isEmpty()) {
-          // Grouped by the parser; an undeclared x_bucket family is an excerpt of histogram x.
-          String base = f.type() == MetricType.UNTYPED
-              ? family.substring(0, family.length() - "_bucket".length())
-              : family;
-          int[] slots = histogramSlots.get(base);
-          if (slots != null) {
-            for (int leaf : slots) {
-              addAll(out, leaf, (List<Object>) (List<?>) histograms);
-            }
+        // An undeclared x_bucket family is an excerpt of histogram x.
+        String base = f.type() == MetricType.UNTYPED && family.endsWith("_bucket") && !histograms.isEmpty()
+            ? family.substring(0, family.length() - "_bucket".length())
+            : family;
+        int[] histogramLeaves = histogramSlots.get(base);
+        boolean read = histogramLeaves != null || families.contains(family);
+        if (engines) {
+          if (read) {
+            markPresent(reading.present, histogramLeaves, family);
+          } else if (!family.endsWith("_created") && !notRead.contains(withoutTotal(base))) {
+            reading.unread(f.name());
+          }
+        }
+        if (samples.isEmpty()) {
+          continue;
+        }
+        if (!histograms.isEmpty() && histogramLeaves != null) {
+          // Grouped by the parser.
+          for (int leaf : histogramLeaves) {
+            addAll(out, leaf, (List<Object>) (List<?>) histograms);
           }
         }
         // Skip whole families of other exporters (python_, process_, http_) and families of the
@@ -762,6 +870,55 @@ public final class EngineMapper {
           }
           for (int leaf : own) {
             owned(out, leaf).add(s);
+          }
+        }
+      }
+      return reading;
+    }
+
+    /** Whether a family name carries one of the engine's wire prefixes. */
+    private boolean hasPrefix(String name) {
+      for (String w : wire) {
+        if (name.startsWith(w)) {
+          return true;
+        }
+      }
+      return false;
+    }
+
+    /** Marks the leaves that read a family present (it is exported, with samples or not). */
+    private void markPresent(boolean[] present, int[] histogramLeaves, String family) {
+      if (histogramLeaves != null) {
+        for (int leaf : histogramLeaves) {
+          present[leaf] = true;
+        }
+      }
+      for (String suffix : new String[] {"", "_total", "_sum", "_count"}) {
+        int[] slots = scalarSlots.get(family + suffix);
+        if (slots != null) {
+          for (int leaf : slots) {
+            present[leaf] = true;
+          }
+        }
+      }
+      if (family.endsWith("_total")) {
+        int[] slots = scalarSlots.get(family.substring(0, family.length() - "_total".length()));
+        if (slots != null) {
+          for (int leaf : slots) {
+            present[leaf] = true;
+          }
+        }
+      }
+    }
+
+    /** The names of the counter families and of their samples, for telling gauge copies apart. */
+    private static Set<String> counterNames(List<MetricFamily> all) {
+      Set<String> out = new HashSet<>();
+      for (MetricFamily f : all) {
+        if (f.type() == MetricType.COUNTER) {
+          out.add(f.name());
+          if (!f.samples().isEmpty()) {
+            out.add(f.samples().get(0).name());
           }
         }
       }

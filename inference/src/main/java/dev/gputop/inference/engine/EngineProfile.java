@@ -20,7 +20,12 @@ import java.util.Objects;
  * @param priority recognition order: the profile with the lowest priority one of whose prefixes
  *     starts a family name wins (vLLM before TGI, for IBM's fork that writes both)
  * @param prefixAliases wire prefix → canonical prefix, applied to every sample name before
- *     matching (e.g. {@code ray_vllm:} → {@code vllm:}); the canonical prefix maps to itself
+ *     matching (e.g. {@code ray_vllm:} → {@code vllm:}); the canonical prefix maps to itself;
+ *     includes the prefixes the wrappers give each canonical one
+ * @param wrappers the layers that re-export the engine's names under their own ({@link Wrapper})
+ * @param notRead the engine's families (canonical names, counters without {@code _total}) the
+ *     profile knows and reads for no concept; any other family with the engine's prefix that no
+ *     rule reads is drift ({@link Drift})
  * @param markers metric names that identify the engine although they carry none of its prefixes
  *     (TensorRT-LLM up to 1.1 writes {@code time_to_first_token_seconds} with no prefix at all)
  * @param modelLabels labels that name the served model, first present wins
@@ -42,6 +47,8 @@ public record EngineProfile(
     String name,
     int priority,
     Map<String, String> prefixAliases,
+    List<Wrapper> wrappers,
+    List<String> notRead,
     List<String> markers,
     List<String> modelLabels,
     List<String> noModelValues,
@@ -56,6 +63,8 @@ public record EngineProfile(
     Objects.requireNonNull(engine, "engine");
     Objects.requireNonNull(name, "name");
     prefixAliases = Collections.unmodifiableMap(new LinkedHashMap<>(prefixAliases));
+    wrappers = List.copyOf(wrappers);
+    notRead = List.copyOf(notRead);
     markers = List.copyOf(markers);
     modelLabels = List.copyOf(modelLabels);
     noModelValues = List.copyOf(noModelValues);
@@ -84,6 +93,18 @@ public record EngineProfile(
       if (sampleName.startsWith(wire)) {
         String canonical = e.getValue();
         return wire.equals(canonical) ? sampleName : canonical + sampleName.substring(wire.length());
+      }
+    }
+    return null;
+  }
+
+  /** The wrapper whose wire prefix starts {@code sampleName}, or null (the engine's own names). */
+  public Wrapper wrapperOf(String sampleName) {
+    for (Wrapper w : wrappers) {
+      for (Map.Entry<String, String> e : prefixAliases.entrySet()) {
+        if (e.getKey().equals(w.wrap(e.getValue())) && sampleName.startsWith(e.getKey())) {
+          return w;
+        }
       }
     }
     return null;

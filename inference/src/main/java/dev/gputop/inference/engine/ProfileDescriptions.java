@@ -189,6 +189,9 @@ public final class ProfileDescriptions {
     if (h.note() != null) {
       m.put("note", h.note());
     }
+    if (h.when() != null) {
+      m.put("when", h.when());
+    }
     return m;
   }
 }

@@ -27,14 +27,15 @@ public final class ProfileLoader {
 
   private static final Set<String> TOP_KEYS =
       Set.of(
-          "engine", "name", "priority", "prefixes", "markers", "modelLabels", "labels", "concepts",
-          "discovery");
+          "engine", "name", "priority", "prefixes", "wrappers", "notRead", "markers", "modelLabels", "labels",
+          "concepts", "discovery");
+  private static final Set<String> WRAPPER_KEYS = Set.of("prefix", "sanitize", "counterGauges", "labels");
   private static final Set<String> LABEL_KEYS = Set.of("split", "rank", "totals", "noModel");
   private static final Set<String> TOTAL_KEYS = Set.of("label", "value", "metrics");
   private static final Set<String> SOURCE_KEYS =
       Set.of(
           "gauge", "counter", "sample", "histogram", "sum", "where", "scale", "added", "deprecated",
-          "removed", "note", "partsOf");
+          "removed", "note", "when", "partsOf");
   private static final List<String> FORM_KEYS = List.of("gauge", "counter", "sample", "histogram", "sum");
   private static final Set<String> DISCOVERY_KEYS = Set.of("endpoints", "commands");
   private static final Set<String> ENDPOINT_KEYS =
@@ -155,6 +156,7 @@ public final class ProfileLoader {
       }
       int priority = integer(m.get("priority"), 0, 1_000_000);
       Map<String, String> prefixes = prefixes(m.get("prefixes"), root);
+      List<Wrapper> wrappers = wrappers(m.get("wrappers"), prefixes);
       List<String> markers = strings(m.get("markers"), METRIC_NAME, "metric name");
       List<String> modelLabels = strings(m.get("modelLabels"), LABEL_NAME, "label name");
       List<String> split = List.of();
@@ -182,6 +184,9 @@ public final class ProfileLoader {
         throw new ProfileException(origin, "concepts", root.line(), "missing");
       }
       Map<Concept, List<Source>> concepts = concepts(conceptsNode, prefixes, markers);
+      checkWrappable(m.get("wrappers"), wrappers, prefixes, concepts);
+      List<String> notRead = notRead(m.get("notRead"), prefixes, concepts);
+      split = withWrapperLabels(split, wrappers, rank, modelLabels, m.get("wrappers"));
       Set<String> sourceNames = new LinkedHashSet<>();
       for (List<Source> list : concepts.values()) {
         for (Source s : list) {
@@ -204,7 +209,7 @@ public final class ProfileLoader {
         discovery = discovery(d);
       }
       return new EngineProfile(
-          engine, name, priority, prefixes, markers, modelLabels, noModel, rank, split, totals,
+          engine, name, priority, prefixes, wrappers, notRead, markers, modelLabels, noModel, rank, split, totals,
           concepts, discovery, origin);
     }
 
@@ -234,6 +239,131 @@ public final class ProfileLoader {
         }
       }
       return out;
+    }
+
+    /**
+     * The profile's wrappers; each adds, for every canonical prefix, the prefix it writes the
+     * engine's names under ({@code ray_} + {@code vllm:} sanitized = {@code ray_vllm_}) to {@code
+     * prefixes}, mapping to the canonical one.
+     */
+    private List<Wrapper> wrappers(Node n, Map<String, String> prefixes) {
+      if (n == null || n.value() == null) {
+        return List.of();
+      }
+      if (!n.isMap() || n.map().isEmpty()) {
+        throw error(n, "expected a mapping of wrapper name to its rule, e.g. ray: {prefix: \"ray_\", sanitize: \"[^a-zA-Z0-9_]\"}");
+      }
+      List<String> canonicals = new ArrayList<>(new LinkedHashSet<>(prefixes.values()));
+      List<Wrapper> out = new ArrayList<>();
+      for (Map.Entry<String, Node> e : n.map().entrySet()) {
+        Node w = e.getValue();
+        Map<String, Node> wm = map(w, WRAPPER_KEYS);
+        String prefix = required(wm, "prefix", w);
+        if (!PREFIX.matcher(prefix).matches()) {
+          throw error(wm.get("prefix"), "'" + prefix + "' is not a metric-name prefix");
+        }
+        Pattern sanitize = null;
+        if (wm.get("sanitize") != null) {
+          String re = string(wm.get("sanitize"));
+          try {
+            sanitize = Pattern.compile(re);
+          } catch (PatternSyntaxException ex) {
+            throw error(wm.get("sanitize"), "not a regular expression: " + ex.getDescription());
+          }
+        }
+        boolean ignore = false;
+        if (wm.get("counterGauges") != null) {
+          String v = string(wm.get("counterGauges"));
+          if (!v.equals("ignore") && !v.equals("read")) {
+            throw error(wm.get("counterGauges"), "'" + v + "' is not one of ignore, read");
+          }
+          ignore = v.equals("ignore");
+        }
+        Wrapper wrapper = new Wrapper(e.getKey(), prefix, sanitize, ignore,
+            strings(wm.get("labels"), LABEL_NAME, "label name"));
+        for (String canonical : canonicals) {
+          String wire = wrapper.wrap(canonical);
+          if (!PREFIX.matcher(wire).matches()) {
+            throw error(w, "wrapping '" + canonical + "' gives '" + wire + "', not a metric-name prefix");
+          }
+          String earlier = prefixes.putIfAbsent(wire, canonical);
+          if (earlier != null && !earlier.equals(canonical)) {
+            throw error(w, "wrapping '" + canonical + "' gives '" + wire + "', already the prefix of '" + earlier + "'");
+          }
+        }
+        out.add(wrapper);
+      }
+      return out;
+    }
+
+    /**
+     * A wrapper's names are read back by their prefix alone, so the part of a source's name after
+     * its canonical prefix must be one the wrapper writes unchanged.
+     */
+    private void checkWrappable(Node n, List<Wrapper> wrappers, Map<String, String> prefixes,
+        Map<Concept, List<Source>> concepts) {
+      for (Wrapper w : wrappers) {
+        for (List<Source> list : concepts.values()) {
+          for (Source s : list) {
+            for (Source leaf : s.leaves()) {
+              for (String canonical : new LinkedHashSet<>(prefixes.values())) {
+                if (leaf.name().startsWith(canonical) && w.changes(leaf.name().substring(canonical.length()))) {
+                  throw error(n.map().get(w.name()), "the " + w.name() + " wrapper would rewrite '" + leaf.name()
+                      + "' past its prefix, and it could not be read back");
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+
+    /** The families the profile knows and reads for no concept: each the engine's, none a source. */
+    private List<String> notRead(Node n, Map<String, String> prefixes, Map<Concept, List<Source>> concepts) {
+      List<String> names = strings(n, METRIC_NAME, "metric name");
+      for (int i = 0; i < names.size(); i++) {
+        String name = names.get(i);
+        Node item = n.list().get(i);
+        boolean engines = false;
+        for (Map.Entry<String, String> e : prefixes.entrySet()) {
+          if (name.startsWith(e.getKey()) && !e.getKey().equals(e.getValue())) {
+            throw error(item, "'" + name + "' starts with the alias prefix '" + e.getKey()
+                + "'; write the canonical one, '" + e.getValue() + "'");
+          }
+          engines |= name.startsWith(e.getValue());
+        }
+        if (!engines) {
+          throw error(item, "'" + name + "' has none of the profile's prefixes " + new LinkedHashSet<>(prefixes.values()));
+        }
+        for (List<Source> list : concepts.values()) {
+          for (Source s : list) {
+            for (Source leaf : s.leaves()) {
+              if (leaf.name().equals(name)) {
+                throw error(item, "'" + name + "' is a source of a concept: it is read");
+              }
+            }
+          }
+        }
+      }
+      return names;
+    }
+
+    /** The split labels with the wrappers' own labels added (they only tell replicas apart). */
+    private List<String> withWrapperLabels(List<String> split, List<Wrapper> wrappers, List<String> rank,
+        List<String> modelLabels, Node wrappersNode) {
+      if (wrappers.isEmpty()) {
+        return split;
+      }
+      LinkedHashSet<String> out = new LinkedHashSet<>(split);
+      for (Wrapper w : wrappers) {
+        for (String l : w.labels()) {
+          if (rank.contains(l) || modelLabels.contains(l)) {
+            throw error(wrappersNode.map().get(w.name()), "'" + l + "' is a label of the " + w.name() + " wrapper, summed: not a rank or model label");
+          }
+          out.add(l);
+        }
+      }
+      return List.copyOf(out);
     }
 
     private List<TotalRowRule> totals(Node n) {
@@ -405,7 +535,7 @@ public final class ProfileLoader {
       Source.History h =
           new Source.History(
               optional(m.get("added")), optional(m.get("deprecated")), optional(m.get("removed")),
-              optional(m.get("note")));
+              optional(m.get("note")), optional(m.get("when")));
       if (m.containsKey("partsOf") && inSum) {
         throw error(m.get("partsOf"), "give partsOf on the sum, not its parts");
       }

@@ -68,9 +68,18 @@ public record Source(
    * @param deprecated the version that deprecated it (often: renamed, both written for a while)
    * @param removed the first version that no longer exports it
    * @param note free text, e.g. what it was renamed to
+   * @param when the condition under which the engine exports it (a flag, a draft model, the
+   *     first failure), or null when every server of a version that has it does: a concept
+   *     whose newest source has no condition is expected, and reported {@code missing} when
+   *     the server exports none of its sources
    */
-  public record History(String added, String deprecated, String removed, String note) {
-    public static final History NONE = new History(null, null, null, null);
+  public record History(String added, String deprecated, String removed, String note, String when) {
+    public static final History NONE = new History(null, null, null, null, null);
+
+    /** A history without a condition. */
+    public History(String added, String deprecated, String removed, String note) {
+      this(added, deprecated, removed, note, null);
+    }
 
     /** A readable summary, e.g. {@code added 0.10, removed 0.12}; empty when nothing is known. */
     public String describe() {
@@ -83,6 +92,9 @@ public record Source(
       }
       if (removed != null) {
         parts.add("removed " + removed);
+      }
+      if (when != null) {
+        parts.add("only " + when);
       }
       if (note != null) {
         parts.add(note);

@@ -63,6 +63,7 @@ class EngineExpositionsTest {
   @ParameterizedTest
   @ValueSource(strings = {
       "vllm/v2026-dp2",
+      "vllm/v2026-ray",
       "sglang/v2026-priority-tp2",
       "tgi/v3.3.7",
       "llamacpp/v2026",

@@ -29,6 +29,23 @@ class NoDoubleCountTest {
   }
 
   @Test
+  void vllmUnderRay_gaugeCopiesOfCountersAreNotReadAgain() {
+    // Ray writes each counter twice: ray_vllm_x_total (counter) and ray_vllm_x (gauge, the same
+    // value). Read once, the totals are the direct exposition's.
+    ServerScrape ray = scrape("vllm/v2026-ray-t1.prom");
+    ServerScrape direct = scrape("vllm/v2026-dp2-t1.prom");
+    assertThat(ray.engine()).isEqualTo(Engine.VLLM);
+    for (Concept c : new Concept[] {Concept.REQUESTS, Concept.PROMPT_TOKENS, Concept.GENERATION_TOKENS,
+        Concept.PREFIX_HITS, Concept.PREFIX_QUERIES, Concept.PREEMPTIONS, Concept.FAILED_REQUESTS,
+        Concept.ABORTED_REQUESTS, Concept.SPEC_DRAFT_TOKENS, Concept.RUNNING, Concept.WAITING}) {
+      assertThat(sum(ray, c)).as(c.key()).isEqualTo(sum(direct, c));
+    }
+    assertThat(ray.get(Concept.REQUESTS).series()).hasSize(direct.get(Concept.REQUESTS).series().size());
+    assertThat(histogramCount(ray, Concept.TTFT)).isEqualTo(histogramCount(direct, Concept.TTFT));
+    assertThat(ray.drift().duplicates()).contains("ray_vllm_request_success", "ray_vllm_prompt_tokens");
+  }
+
+  @Test
   void sglang_priorityTotalRowIsNotAdded() {
     // Per TP rank: priority="" 8 (the total), priority="0" 5, priority="1" 3; two TP ranks.
     ServerScrape s = scrape("sglang/v2026-priority-tp2-t1.prom");

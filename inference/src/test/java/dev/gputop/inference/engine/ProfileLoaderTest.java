@@ -147,6 +147,53 @@ class ProfileLoaderTest {
   }
 
   @Test
+  void parse_wrapperAddsTheWrappedPrefixOfEachCanonicalOne() {
+    String yaml = "engine: demo\nname: Demo\npriority: 50\nprefixes:\n  \"demo:\": \"demo:\"\n"
+        + "wrappers:\n  ray:\n    prefix: \"ray_\"\n    sanitize: \"[^a-zA-Z0-9_]\"\n    counterGauges: ignore\n"
+        + "    labels: [ReplicaId, WorkerId]\n"
+        + "labels:\n  split: [engine]\n"
+        + "concepts:\n  running:\n    - gauge: demo:running\n";
+    EngineProfile p = loader.parse(yaml, "my.yaml");
+    assertThat(p.prefixAliases()).containsEntry("ray_demo_", "demo:").containsEntry("demo:", "demo:");
+    assertThat(p.canonicalName("ray_demo_running")).isEqualTo("demo:running");
+    assertThat(p.wrappers()).hasSize(1);
+    assertThat(p.wrappers().get(0).ignoreCounterGauges()).isTrue();
+    assertThat(p.wrapperOf("ray_demo_running")).isEqualTo(p.wrappers().get(0));
+    assertThat(p.wrapperOf("demo:running")).isNull();
+    // The wrapper's labels are summed, like the engine's split labels.
+    assertThat(p.splitLabels()).containsExactly("engine", "ReplicaId", "WorkerId");
+  }
+
+  @Test
+  void parse_wrapperErrors() {
+    String head = "engine: demo\nname: Demo\npriority: 50\nprefixes:\n  \"demo:\": \"demo:\"\n";
+    String concepts = "concepts:\n  running:\n    - gauge: demo:running\n";
+    assertThat(error(head + "wrappers:\n  ray:\n    prefix: \"ray_\"\n    counterGauges: twice\n" + concepts)
+        .getMessage()).contains("wrappers.ray.counterGauges").contains("not one of ignore, read");
+    assertThat(error(head + "wrappers:\n  ray:\n    sanitize: \"[\"\n" + concepts).getMessage())
+        .contains("wrappers.ray.prefix").contains("missing");
+    assertThat(error(head + "wrappers:\n  ray:\n    prefix: \"ray_\"\n    sanitize: \"[\"\n" + concepts)
+        .getMessage()).contains("not a regular expression");
+    // A name the wrapper would rewrite past the prefix could not be read back.
+    assertThat(error(head + "wrappers:\n  ray:\n    prefix: \"ray_\"\n    sanitize: \"[^a-zA-Z0-9_]\"\n"
+        + "concepts:\n  running:\n    - gauge: demo:run:ning\n").getMessage())
+        .contains("would rewrite 'demo:run:ning' past its prefix");
+  }
+
+  @Test
+  void parse_notReadAndWhen() {
+    EngineProfile p = loader.parse(MINIMAL.replace("concepts:", "notRead: [demo:info, demo:tokens_total]\nconcepts:")
+        + "  specDraftTokens:\n    - counter: demo:drafts\n      when: \"with a draft model\"\n", "my.yaml");
+    assertThat(p.notRead()).containsExactly("demo:info", "demo:tokens_total");
+    assertThat(p.sources(Concept.SPEC_DRAFT_TOKENS).get(0).history().when()).isEqualTo("with a draft model");
+    assertThat(p.sources(Concept.SPEC_DRAFT_TOKENS).get(0).history().describe()).isEqualTo("only with a draft model");
+    assertThat(error(MINIMAL.replace("concepts:", "notRead: [other:info]\nconcepts:")).getMessage())
+        .contains("'other:info' has none of the profile's prefixes");
+    assertThat(error(MINIMAL.replace("concepts:", "notRead: [demo:running]\nconcepts:")).getMessage())
+        .contains("'demo:running' is a source of a concept");
+  }
+
+  @Test
   void parse_discoveryRules() {
     String yaml = MINIMAL + "discovery:\n  endpoints:\n    server: {portFlags: [--port], defaultPort: 8000, path: /prometheus/metrics}\n"
         + "  commands:\n    - {program: trtllm-serve, role: server, endpoint: server}\n    - {titleRegex: 'w[0-9]+', role: helper}\n";

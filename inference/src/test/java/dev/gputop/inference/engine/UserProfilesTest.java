@@ -54,7 +54,7 @@ class UserProfilesTest {
     assertThatThrownBy(() -> UserProfiles.load(c.inference().engines()))
         .isInstanceOf(ConfigException.class)
         .hasMessage("line 21: inference.engines.profiles: profile 2: colour: unknown key; known keys: "
-            + "[concepts, discovery, engine, labels, markers, modelLabels, name, prefixes, priority]");
+            + "[concepts, discovery, engine, labels, markers, modelLabels, name, notRead, prefixes, priority, wrappers]");
   }
 
   @Test
