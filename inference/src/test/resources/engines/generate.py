@@ -620,12 +620,21 @@ def vllm_v0(folder):
 
 # ----------------------------------------------------------------------------- SGLang
 
-def sglang_2026(folder):
+def sglang_2026(folder, by_priority=False, ray=False):
     """SGLang 2026 with --enable-priority-scheduling, TP 2, tokenizer labels with is_streaming
-    and the request's priority, cached tokens by cache_source."""
+    and the request's priority, cached tokens by cache_source. by_priority: the later line
+    (metrics_collector.py at 016d8605 and after) that writes the totals alone in num_running_reqs /
+    num_queue_reqs and the breakdown in families of their own, *_by_priority{priority=HIGH, LOW,
+    UNKNOWN}, and forward_execution_seconds_total (was gpu_execution_seconds_total). ray: that
+    server under Ray (ray_sglang_*, Ray's tags, gauge copies of the counters)."""
     model = "Qwen/Qwen3-8B"
-    sched = lambda tp, prio="": {"model_name": model, "engine_type": "unified", "tp_rank": str(tp),
-                                 "pp_rank": "0", "moe_ep_rank": "0", "priority": prio}
+    if by_priority:
+        sched = lambda tp, prio="": {"model_name": model, "engine_type": "unified", "tp_rank": str(tp),
+                                     "pp_rank": "0", "moe_ep_rank": "0"}
+    else:
+        sched = lambda tp, prio="": {"model_name": model, "engine_type": "unified", "tp_rank": str(tp),
+                                     "pp_rank": "0", "moe_ep_rank": "0", "priority": prio}
+    version = ("v2026-ray" if ray else "v2026-by-priority-tp2") if by_priority else "v2026-priority-tp2"
     tok = lambda s, p: {"model_name": model, "is_streaming": s, "priority": p}
     # TTFT / E2E / tokens per (is_streaming, priority): four series per family.
     combos = [("true", "0"), ("true", "1"), ("false", "0"), ("false", "1")]
@@ -636,7 +645,7 @@ def sglang_2026(folder):
     queue_tp = lambda: Hist(SGL_QUEUE, B_QUEUE, W_QUEUE)
     queue = [queue_tp(), queue_tp()]  # both TP ranks observe the same requests
     for t in (0, 1):
-        w = PyClient(multiproc=True)
+        w = RayAgent() if ray else PyClient(multiproc=True)
         # running: total 8 (priority 0: 5, priority 1: 3); waiting: total 5 (priority 0: 1, 1: 4).
         run = [(0, at(t, 4, 4), {"0": at(t, 2, 3), "1": at(t, 2, 1)}),
                (1, at(t, 4, 4), {"0": at(t, 2, 3), "1": at(t, 2, 1)})]
@@ -645,11 +654,22 @@ def sglang_2026(folder):
         for name, help, rows in (("sglang:num_running_reqs", "The number of running requests.", run),
                                  ("sglang:num_queue_reqs", "The number of requests in the waiting queue.", waitq)):
             series = []
+            parts_series = []
             for tp, total, parts in rows:
                 series.append((sched(tp), total))
                 for p, v in parts.items():
-                    series.append((sched(tp, p), v))
+                    if by_priority:
+                        parts_series.append((dict(sched(tp), priority={"0": "HIGH", "1": "LOW"}[p]), v))
+                    else:
+                        series.append((sched(tp, p), v))
+                if by_priority:
+                    parts_series.append((dict(sched(tp), priority="UNKNOWN"), 0))
             w.gauge(name, help, series)
+            if by_priority:
+                w.gauge(name + "_by_priority", help[:-1] + " by priority.", parts_series)
+        if by_priority:
+            w.counter("sglang:forward_execution_seconds_total", "Total time spent in forward passes, by category.",
+                      [(dict(sched(tp), category=c), at(t, 50.0, 9.0)) for tp in (0, 1) for c in ("prefill", "decode")])
         w.gauge("sglang:token_usage", "The token usage.", [(sched(0), at(t, 0.5, 0.41)), (sched(1), at(t, 0.5, 0.41))])
         w.gauge("sglang:full_token_usage", "The token usage for full attention layers.",
                 [(sched(0), at(t, 0.5, 0.41)), (sched(1), at(t, 0.5, 0.41))])
@@ -684,8 +704,8 @@ def sglang_2026(folder):
                     [({"model_name": model, "priority": p}, h) for p, h in zip(("0", "1"), itl)], t)
         w.histogram("sglang:e2e_request_latency_seconds", "Histogram of End-to-end request latency in seconds",
                     [(tok(s, p), h) for (s, p), h in zip(combos, e2e)], t)
-        write(folder, "v2026-priority-tp2-t%d.prom" % t, w.text())
-    expect(folder, "v2026-priority-tp2", {
+        write(folder, "%s-t%d.prom" % (version, t), w.text())
+    expect(folder, version, {
         "engine": "sglang", "models": [model],
         "running": 8, "waiting": 5, "kvCacheUsage": 0.91,
         "prefixHitRatio": 2000 / 6000,
@@ -930,6 +950,77 @@ def trtllm_11(folder):
 
 # ----------------------------------------------------------------------------- Triton
 
+def trtllm_2026_050f(folder):
+    """trtllm-serve at 050f80de (tensorrt_llm/metrics/collector.py, 2026): the upstream names
+    num_requests_running/_waiting, generation tokens, prefill/decode/inference histograms, the
+    iteration-level spec-decode counters beside the per-position ones, cached tokens by cache
+    level; return_perf_metrics and enable_iter_perf_stats on. Multiprocess collector."""
+    lab = {"engine_type": "trtllm", "model_name": "nvidia/Llama-3.1-8B-Instruct-FP8"}
+    ttft = Hist(VLLM_TTFT, B_TTFT, W_TTFT)
+    tpot = Hist(VLLM_ITL, B_ITL, W_ITL)
+    e2e = Hist(VLLM_REQ, B_E2E, W_E2E)
+    queue = Hist(VLLM_REQ, B_QUEUE, W_QUEUE)
+    trt_prefill = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 20.0, 40.0,
+                   80.0, 160.0, 640.0, 2560.0]
+    prefill = Hist(trt_prefill, B_PREFILL, W_PREFILL)
+    decode = Hist(VLLM_REQ, B_DECODE, W_DECODE)
+    inference = Hist(VLLM_REQ, [1.8] * 7, [2.2] * 20)
+    for t in (0, 1):
+        w = PyClient(multiproc=True)
+        w.counter("trtllm_request_success_total", "Count of successfully processed requests.",
+                  [(dict(lab, finished_reason="stop"), at(t, 5, 15)), (dict(lab, finished_reason="length"), at(t, 2, 4)),
+                   (dict(lab, finished_reason="cancelled"), at(t, 0, 1))])
+        w.histogram("trtllm_e2e_request_latency_seconds", "Histogram of end to end request latency in seconds.", [(lab, e2e)], t)
+        w.histogram("trtllm_time_to_first_token_seconds", "Histogram of time to first token in seconds.", [(lab, ttft)], t)
+        w.histogram("trtllm_time_per_output_token_seconds", "Histogram of time per output token in seconds.", [(lab, tpot)], t)
+        w.histogram("trtllm_request_queue_time_seconds", "Histogram of time spent in WAITING phase for request.", [(lab, queue)], t)
+        w.histogram("trtllm_request_prefill_time_seconds", "Histogram of prefill (context) phase duration in seconds "
+                    "(first_token_time - first_scheduled_time).", [(lab, prefill)], t)
+        w.histogram("trtllm_request_decode_time_seconds", "Histogram of decode (generation) phase duration in seconds "
+                    "(last_token_time - first_token_time).", [(lab, decode)], t)
+        w.histogram("trtllm_request_inference_time_seconds", "Histogram of total inference duration in seconds "
+                    "(last_token_time - first_scheduled_time).", [(lab, inference)], t)
+        w.counter("trtllm_prompt_tokens_total", "Cumulative number of prompt (input) tokens processed.", [(lab, at(t, 3000, 10000))])
+        w.counter("trtllm_generation_tokens_total", "Cumulative number of generation (output) tokens produced.",
+                  [(lab, at(t, 1500, 4000))])
+        w.gauge("trtllm_kv_cache_hit_rate", "KV cache hit rate", [(lab, 0.3)])
+        w.gauge("trtllm_kv_cache_utilization", "KV cache utilization", [(lab, at(t, 0.2, 0.45))])
+        w.gauge("trtllm_num_requests_running", "Number of active requests", [(lab, at(t, 3, 7))])
+        w.gauge("trtllm_num_requests_waiting", "Number of queued requests", [(lab, at(t, 0, 4))])
+        w.counter("trtllm_num_requests_completed_total", "Total number of completed requests across iterations",
+                  [(lab, at(t, 7, 20))])
+        w.counter("trtllm_spec_decode_num_draft_tokens_total", "Total number of draft tokens in speculative decoding",
+                  [(lab, at(t, 400, 1000))])
+        w.counter("trtllm_spec_decode_num_accepted_tokens_total", "Total number of accepted tokens in speculative decoding",
+                  [(lab, at(t, 300, 700))])
+        w.gauge("trtllm_spec_decode_acceptance_length", "Acceptance length in speculative decoding", [(lab, 1.7)])
+        w.counter("trtllm_prompt_cached_tokens_total", "Process-lifetime total prompt tokens served from KV cache. "
+                  "Resets only when the serving process restarts, not when the KV cache is flushed or evicted.",
+                  [(lab, at(t, 500, 4000))])
+        w.counter("trtllm_prompt_cache_hit_tokens_total", "Process-lifetime total prompt tokens served from each KV "
+                  "cache level.", [(dict(lab, cache_level="0", cache_tier="gpu"), at(t, 400, 3000)),
+                                   (dict(lab, cache_level="1", cache_tier="host"), at(t, 100, 1000))])
+        # Per position: other numbers than the iteration counters, so that the test sees which is read.
+        w.counter("trtllm_spec_decode_drafted_tokens_total", "Total drafted tokens per speculative decoding position.",
+                  [(dict(lab, token_position="0"), at(t, 100, 500)), (dict(lab, token_position="1"), at(t, 100, 500))])
+        w.counter("trtllm_spec_decode_accepted_tokens_total", "Total accepted tokens per speculative decoding position.",
+                  [(dict(lab, token_position="0"), at(t, 80, 400)), (dict(lab, token_position="1"), at(t, 50, 250))])
+        w.counter("trtllm_request_error_total", "Total request errors, labeled by HTTP status code.",
+                  [(dict(lab, http_code="400"), at(t, 1, 1)), (dict(lab, http_code="500"), at(t, 0, 1))])
+        write(folder, "v2026-050f80de-t%d.prom" % t, w.text())
+    expect(folder, "v2026-050f80de", {
+        "engine": "trtllm", "models": [lab["model_name"]],
+        "running": 10, "waiting": 4, "kvCacheUsage": 0.65,
+        "prefixHitRatio": 4000 / 10000,
+        "requestsPerSecond": rate(20), "promptTokensPerSecond": rate(10000),
+        "generationTokensPerSecond": rate(4000), "preemptionsPerSecond": NA,
+        "failedRequestsPerSecond": rate(2), "abortedRequestsPerSecond": rate(1),
+        "specDecodeAcceptanceRate": 700 / 1000,  # the iteration counters, not the per-position ones
+        "ttft": latency([ttft]), "itl": latency([tpot]), "e2e": latency([e2e]), "queue": latency([queue]),
+        "prefill": latency([prefill]), "decode": latency([decode]),
+    })
+
+
 def triton_trtllm(folder):
     """Triton 2.5x (core 73aad7c) with the TensorRT-LLM backend in an ensemble, decoupled
     streaming, --metrics-config histogram_latencies=true."""
@@ -946,6 +1037,10 @@ def triton_trtllm(folder):
     first = {m: Hist(TRITON_FIRST_RESPONSE_MS, [], []) for m in members}
     first["tensorrt_llm"] = Hist(TRITON_FIRST_RESPONSE_MS, [40] * 7, [30] * 10 + [200] * 6 + [700] * 4)
     first["ensemble"] = Hist(TRITON_FIRST_RESPONSE_MS, [45] * 7, [35] * 10 + [205] * 6 + [705] * 4)
+    # The backend's custom metrics reporter (tensorrtllm_backend custom_metrics_reporter.cc at
+    # 7f9aa468): one observation per request of its input and output token counts.
+    in_tokens = Hist([10, 50, 100, 500, 1000], [250] * 7, [300] * 20)
+    out_tokens = Hist([10, 50, 100, 500, 1000], [150] * 7, [200] * 20)
     for t in (0, 1):
         w = PromCpp()
         w.counter("nv_inference_request_success", "Number of successful inference requests, all batch sizes",
@@ -979,14 +1074,19 @@ def triton_trtllm(folder):
                 [(dict(lab("tensorrt_llm"), inflight_batcher_specific_metric=k), v) for k, v in
                  (("micro_batch_id", 0), ("generation_requests", 4), ("total_context_tokens", 512),
                   ("paused_requests", 0))])
+        w.histogram("nv_llm_input_token_len", "TRT LLM response metrics",
+                    [(dict(lab("tensorrt_llm"), response_metric_type="total_input_tokens"), in_tokens)], t)
+        w.histogram("nv_llm_output_token_len", "TRT LLM response metrics",
+                    [(dict(lab("tensorrt_llm"), response_metric_type="total_output_tokens"), out_tokens)], t)
         w.gauge("nv_gpu_utilization", "GPU utilization rate [0.0 - 1.0)",
                 [({"gpu_uuid": "GPU-6d1d2f1e-0000-0000-0000-000000000000"}, 0.83)])
         write(folder, "v2.5x-trtllm-ensemble-t%d.prom" % t, w.text())
     expect(folder, "v2.5x-trtllm-ensemble", {
         "engine": "triton", "models": ["tensorrt_llm"],
         "running": 6, "waiting": 3, "kvCacheUsage": 0.3, "prefixHitRatio": NA,
-        "requestsPerSecond": rate(20), "promptTokensPerSecond": NA,
-        "generationTokensPerSecond": NA, "preemptionsPerSecond": NA,
+        # nv_llm_input/output_token_len _sum: 20 requests of 300 in, 200 out.
+        "requestsPerSecond": rate(20), "promptTokensPerSecond": rate(20 * 300),
+        "generationTokensPerSecond": rate(20 * 200), "preemptionsPerSecond": NA,
         "failedRequestsPerSecond": rate(1), "abortedRequestsPerSecond": rate(1),  # BACKEND 1; CANCELED 1
         "specDecodeAcceptanceRate": NA,
         "ttft": latency([first["tensorrt_llm"]], scale=0.001), "itl": NA,
@@ -1019,6 +1119,7 @@ def dynamo_frontend(folder):
     e2e = Hist(DYN_BUCKETS, B_E2E, W_E2E)
     isl = Hist([0, 50, 100, 500, 1000, 5000, 10000], [400] * 7, [300] * 20)
     osl = Hist([0, 50, 100, 500, 1000, 5000, 10000], [100] * 7, [200] * 20)
+    cached = Hist([0, 50, 100, 500, 1000, 5000, 10000], [50] * 7, [90] * 20)
     for t in (0, 1):
         w = RustPrometheus()
         w.gauge("dynamo_frontend_disconnected_clients", "Number of disconnected clients", [({}, 0)])
@@ -1026,6 +1127,8 @@ def dynamo_frontend(folder):
         w.gauge("dynamo_frontend_queued_requests", "Number of requests in HTTP processing queue", [({"model": m}, at(t, 1, 2))])
         w.histogram("dynamo_frontend_input_sequence_tokens", "Input sequence length in tokens", [({"model": m}, isl)], t)
         w.histogram("dynamo_frontend_output_sequence_tokens", "Output sequence length in tokens", [({"model": m}, osl)], t)
+        w.histogram("dynamo_frontend_cached_tokens", "Number of cached tokens (prefix cache hits) per request",
+                    [({"model": m}, cached)], t)
         w.counter("dynamo_frontend_output_tokens_total", "Total number of output tokens generated (updates in real-time)",
                   [({"model": m}, at(t, 700, 4100))])
         w.histogram("dynamo_frontend_inter_token_latency_seconds", "Inter-token latency in seconds", [({"model": m}, itl)], t)
@@ -1041,7 +1144,8 @@ def dynamo_frontend(folder):
         write(folder, "v1.x-frontend-t%d.prom" % t, w.text())
     expect(folder, "v1.x-frontend", {
         "engine": "dynamo", "models": [m],
-        "running": NA, "waiting": NA, "kvCacheUsage": NA, "prefixHitRatio": NA,
+        # cached tokens: 20 × 90 of the 20 × 300 prompt tokens.
+        "running": NA, "waiting": NA, "kvCacheUsage": NA, "prefixHitRatio": 1800 / 6000,
         "requestsPerSecond": rate(20), "promptTokensPerSecond": rate(6000),
         "generationTokensPerSecond": rate(4100), "preemptionsPerSecond": NA,
         "failedRequestsPerSecond": rate(1), "abortedRequestsPerSecond": rate(1),  # internal 1; cancelled 1
@@ -1117,7 +1221,8 @@ def lmdeploy_016(folder):
         write(folder, "v0.16.0-dp2-t%d.prom" % t, w.text())
     expect(folder, "v0.16.0-dp2", {
         "engine": "lmdeploy", "models": [model],
-        "running": 7, "waiting": 3, "kvCacheUsage": 0.7, "prefixHitRatio": NA,
+        # 0.14 on: Δcached (900 + 600) / Δprompt (3000 + 2000).
+        "running": 7, "waiting": 3, "kvCacheUsage": 0.7, "prefixHitRatio": 1500 / 5000,
         "requestsPerSecond": rate(20), "promptTokensPerSecond": rate(5000),
         "generationTokensPerSecond": rate(4000), "preemptionsPerSecond": NA,
         # finished_reason: INTERNAL_ENGINE_ERROR 1 failed, CANCEL 1 aborted.
@@ -1155,7 +1260,8 @@ def tei_19(folder):
     expect(folder, "v1.9", {
         "engine": "tei", "models": [],
         "running": NA, "waiting": NA, "kvCacheUsage": NA, "prefixHitRatio": NA,
-        "requestsPerSecond": rate(20), "promptTokensPerSecond": NA,
+        # te_request_input_length: 50 inputs of 40 tokens in the window.
+        "requestsPerSecond": rate(20), "promptTokensPerSecond": rate(50 * 40),
         "generationTokensPerSecond": NA, "preemptionsPerSecond": NA,
         "failedRequestsPerSecond": rate(2), "abortedRequestsPerSecond": rate(1),  # err dropped
         "specDecodeAcceptanceRate": NA,
@@ -1171,11 +1277,14 @@ if __name__ == "__main__":
     vllm_010(os.path.join(here, "vllm"))
     vllm_v0(os.path.join(here, "vllm"))
     sglang_2026(os.path.join(here, "sglang"))
+    sglang_2026(os.path.join(here, "sglang"), by_priority=True)
+    sglang_2026(os.path.join(here, "sglang"), by_priority=True, ray=True)
     sglang_05(os.path.join(here, "sglang"))
     tgi_337(os.path.join(here, "tgi"))
     llamacpp_2026(os.path.join(here, "llamacpp"))
     llamacpp_202506(os.path.join(here, "llamacpp"))
     trtllm_2026(os.path.join(here, "trtllm"))
+    trtllm_2026_050f(os.path.join(here, "trtllm"))
     trtllm_11(os.path.join(here, "trtllm"))
     triton_trtllm(os.path.join(here, "triton"))
     triton_nonllm(os.path.join(here, "triton"))

@@ -198,15 +198,30 @@ public final class EngineMapper {
 
   /**
    * The scrape's drift: the engine's families no rule reads (counted in {@link Compiled#collect}),
-   * and each expected concept none of whose sources' families the exposition has. A concept is
-   * expected when its newest source has no {@code when} condition.
+   * and each expected concept none of whose sources' families the exposition has.
+   *
+   * <p>A concept is expected from a server of the version it runs when its newest source is
+   * current (not removed), unconditional (no {@code when}) and either as old as the profile
+   * knows (no {@code added}) or added in a release the server shows it runs: another source
+   * present in the exposition was added in the same release. So TensorRT-LLM 1.1 is not asked
+   * for the 2026 names, but a 2026 server without one of them is.
    */
   private static Drift drift(Compiled c, Reading reading, Map<Concept, ConceptValues> concepts) {
+    Set<String> releases = new HashSet<>();
+    for (int i = 0; i < c.leaves.size(); i++) {
+      String added = c.leaves.get(i).history().added();
+      if (reading.present[i] && added != null) {
+        releases.add(added);
+      }
+    }
     List<Drift.Missing> missing = null;
     for (int ci = 0; ci < c.conceptOrder.length; ci++) {
       Concept concept = c.conceptOrder[ci];
       Source newest = c.sourcesOf[ci][0];
-      if (concepts.containsKey(concept) || newest.history().when() != null) {
+      Source.History h = newest.history();
+      boolean expected = h.when() == null && h.removed() == null
+          && (h.added() == null || releases.contains(h.added()));
+      if (concepts.containsKey(concept) || !expected) {
         continue;
       }
       boolean present = false;

@@ -55,6 +55,18 @@ class NoDoubleCountTest {
   }
 
   @Test
+  void sglang_byPriorityFamiliesAreNotAddedToTheirTotals() {
+    // 2026 (016d8605 on): num_running_reqs holds the total 8 alone, num_running_reqs_by_priority
+    // HIGH 5 + LOW 3 + UNKNOWN 0 beside it; the same per TP rank.
+    ServerScrape s = scrape("sglang/v2026-by-priority-tp2-t1.prom");
+    assertThat(sum(s, Concept.RUNNING)).isEqualTo(8);
+    assertThat(sum(s, Concept.WAITING)).isEqualTo(5);
+    assertThat(s.get(Concept.RUNNING).source().name()).isEqualTo("sglang:num_running_reqs");
+    // Neither family is drift; forward_execution_seconds_total (the rename) is known, not read.
+    assertThat(s.drift().unread()).isEmpty();
+  }
+
+  @Test
   void sglang_priorityLabelOnTokenizerSeriesIsASplit() {
     // num_requests by (is_streaming, priority): 3+6, 3+4, 3+6, 3+4; no total row among them.
     ServerScrape s = scrape("sglang/v2026-priority-tp2-t1.prom");
