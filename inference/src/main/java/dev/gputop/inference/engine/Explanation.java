@@ -23,18 +23,54 @@ public final class Explanation {
   private final EngineProfile profile;
   private final Exposition exposition;
   private final MappingTrace trace;
+  private final Drift drift;
 
-  private Explanation(EngineProfile profile, Exposition exposition, MappingTrace trace) {
+  private Explanation(EngineProfile profile, Exposition exposition, MappingTrace trace, Drift drift) {
     this.profile = profile;
     this.exposition = exposition;
     this.trace = trace;
+    this.drift = drift;
   }
 
   /** Maps the exposition with {@code mapper}, recording every decision. */
   public static Explanation of(Exposition exposition, EngineMapper mapper) {
     MappingTrace trace = new MappingTrace();
-    mapper.map(exposition, trace);
-    return new Explanation(trace.profile(), exposition, trace);
+    ServerScrape scrape = mapper.map(exposition, trace);
+    return new Explanation(trace.profile(), exposition, trace, scrape.drift());
+  }
+
+  /** What the scrape shows of the engine having moved on from its profile. */
+  public Drift drift() {
+    return drift;
+  }
+
+  /**
+   * The drift as a block of text: the engine's families no rule reads, the concepts expected
+   * but not exported, and the wrapper's duplicates skipped; empty when there is nothing to say.
+   */
+  public String driftText() {
+    if (profile == null || (drift.isEmpty() && drift.duplicates().isEmpty())) {
+      return "";
+    }
+    StringBuilder sb = new StringBuilder("\ndrift:\n");
+    if (drift.unreadCount() > 0) {
+      sb.append("  unread families (the engine's, no rule reads them): ").append(drift.unreadCount()).append('\n');
+      for (String name : drift.unread()) {
+        sb.append("    ").append(name).append('\n');
+      }
+      if (drift.unreadCount() > drift.unread().size()) {
+        sb.append("    … and ").append(drift.unreadCount() - drift.unread().size()).append(" more\n");
+      }
+    }
+    for (Drift.Missing m : drift.missing()) {
+      sb.append("  missing ").append(m.concept().key()).append(": expected ").append(m.expected())
+          .append(m.since() == null ? "" : " (added " + m.since() + ")").append(", not exported\n");
+    }
+    if (!drift.duplicates().isEmpty()) {
+      sb.append("  skipped as a wrapper's duplicates (counters written again as gauges): ")
+          .append(String.join(", ", drift.duplicates())).append('\n');
+    }
+    return sb.toString();
   }
 
   /** The profile that recognized the endpoint, or null. */
@@ -79,6 +115,7 @@ public final class Explanation {
         }
       }
     }
+    sb.append(driftText());
     return sb.toString();
   }
 
@@ -125,7 +162,28 @@ public final class Explanation {
       concepts.add(cm);
     }
     out.put("concepts", concepts);
+    out.put("drift", driftTree());
     return out;
+  }
+
+  /** The drift for JSON: {@code unreadFamilies {count, names}}, {@code missing}, {@code duplicates}. */
+  public Map<String, Object> driftTree() {
+    Map<String, Object> d = new LinkedHashMap<>();
+    Map<String, Object> unread = new LinkedHashMap<>();
+    unread.put("count", drift.unreadCount());
+    unread.put("names", drift.unread());
+    d.put("unreadFamilies", unread);
+    List<Map<String, Object>> missing = new ArrayList<>();
+    for (Drift.Missing m : drift.missing()) {
+      Map<String, Object> mm = new LinkedHashMap<>();
+      mm.put("concept", m.concept().key());
+      mm.put("expected", m.expected());
+      mm.put("since", m.since());
+      missing.add(mm);
+    }
+    d.put("missing", missing);
+    d.put("duplicates", drift.duplicates());
+    return d;
   }
 
   private String status(SourceDecision s) {

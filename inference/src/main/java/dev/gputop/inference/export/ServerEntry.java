@@ -2,7 +2,9 @@ package dev.gputop.inference.export;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonUnwrapped;
+import dev.gputop.inference.engine.Drift;
 import dev.gputop.inference.stats.ServerStats;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -21,6 +23,11 @@ import java.util.List;
  * @param pids its processes
  * @param stats the windowed statistics ({@link ServerStats#EMPTY} while down)
  * @param models the same statistics per served model when the server serves several, else empty
+ * @param unreadFamilies the engine's families in the newest scrape that no profile rule reads
+ *     and the profile doesn't know (drift: a rename after an upgrade), counted, with the first
+ *     names
+ * @param missing the concepts a server of its version should export (per the profile) that the
+ *     newest scrape lacks, each with the name the profile expected
  * @param kubernetes the pod and container the server runs in ({@code namespace}, {@code pod},
  *     {@code container}, {@code podUid}), or null outside Kubernetes (then not in the JSON)
  */
@@ -35,11 +42,61 @@ public record ServerEntry(
     List<Long> pids,
     @JsonUnwrapped ServerStats stats,
     List<ModelEntry> models,
+    UnreadFamilies unreadFamilies,
+    List<Missing> missing,
     @JsonInclude(JsonInclude.Include.NON_NULL) dev.gputop.config.PodIdentity kubernetes) {
 
   public ServerEntry {
     gpus = List.copyOf(gpus);
     pids = List.copyOf(pids);
     models = List.copyOf(models);
+    unreadFamilies = unreadFamilies == null ? UnreadFamilies.NONE : unreadFamilies;
+    missing = missing == null ? List.of() : List.copyOf(missing);
+  }
+
+  /** An entry without drift (none seen yet, or the server is down). */
+  public ServerEntry(String name, String engine, String url, String source, String state, String error,
+      List<Integer> gpus, List<Long> pids, ServerStats stats, List<ModelEntry> models,
+      dev.gputop.config.PodIdentity kubernetes) {
+    this(name, engine, url, source, state, error, gpus, pids, stats, models, UnreadFamilies.NONE,
+        List.of(), kubernetes);
+  }
+
+  /**
+   * The engine's families no rule reads: how many, and the first {@link Drift#MAX_NAMES} as
+   * written on the wire.
+   */
+  public record UnreadFamilies(int count, List<String> names) {
+    public static final UnreadFamilies NONE = new UnreadFamilies(0, List.of());
+
+    public UnreadFamilies {
+      names = List.copyOf(names);
+    }
+  }
+
+  /**
+   * A concept expected from the server that it does not export.
+   *
+   * @param concept the concept's key ({@code generationTokens})
+   * @param expected the source the profile reads first, e.g. {@code counter trtllm_generation_tokens}
+   * @param since the release that added it, or null
+   */
+  public record Missing(String concept, String expected, String since) {}
+
+  /** The JSON form of a scrape's drift. */
+  public static UnreadFamilies unreadOf(Drift d) {
+    return d.unreadCount() == 0 ? UnreadFamilies.NONE : new UnreadFamilies(d.unreadCount(), d.unread());
+  }
+
+  /** The JSON form of a scrape's missing concepts. */
+  public static List<Missing> missingOf(Drift d) {
+    if (d.missing().isEmpty()) {
+      return List.of();
+    }
+    List<Missing> out = new ArrayList<>(d.missing().size());
+    for (Drift.Missing m : d.missing()) {
+      out.add(new Missing(m.concept().key(), m.expected(), m.since()));
+    }
+    return out;
   }
 }

@@ -118,8 +118,12 @@ public final class SnapshotBuilder {
       models.add(new ModelEntry(m.getKey(), s.engine(), s.state(), null, m.getValue()));
       modelPoints.add(cached.point(m.getKey(), m.getValue()));
     }
+    // Drift as the newest scrape showed it; a server that is down shows none.
+    dev.gputop.inference.engine.Drift drift = s.down() || s.window() == null
+        ? dev.gputop.inference.engine.Drift.NONE : s.window().drift();
     entries.add(new ServerEntry(s.name(), s.engine(), s.url(), s.source(), s.state(), s.error(),
-        s.gpus(), s.pids(), s.stats(), models, s.pod()));
+        s.gpus(), s.pids(), s.stats(), models, ServerEntry.unreadOf(drift), ServerEntry.missingOf(drift),
+        s.pod()));
     points.add(cached.point(null, s.stats()));
     up.put(cached.up(s.state()), s.down() ? 0L : 1L);
     if (!s.down() && s.engineKnown()) {

@@ -53,6 +53,7 @@ public final class ServerWindow {
   private long eraStartEpochNanos;
   private int restarts;
   private Engine engine = Engine.UNKNOWN;
+  private dev.gputop.inference.engine.Drift drift = dev.gputop.inference.engine.Drift.NONE;
   private List<String> models = List.of();
   /** Counter and histogram concepts with a series in the window. */
   private final Map<Concept, ConceptColumns> columns = new EnumMap<>(Concept.class);
@@ -112,6 +113,7 @@ public final class ServerWindow {
 
   private void write(int slot, ServerScrape scrape) {
     engine = scrape.engine();
+    drift = scrape.drift();
     models = scrape.models();
     gauges.clear();
     for (ConceptColumns cc : columns.values()) {
@@ -218,6 +220,11 @@ public final class ServerWindow {
   /** Wall-clock time of the newest scrape; the window must not be empty. */
   public long newestEpochNanos() {
     return epochs[slot(size - 1)];
+  }
+
+  /** What the newest scrape showed of the engine's drift ({@code NONE} while empty). */
+  public dev.gputop.inference.engine.Drift drift() {
+    return drift;
   }
 
   /** The engine of the newest scrape ({@link Engine#UNKNOWN} while empty). */

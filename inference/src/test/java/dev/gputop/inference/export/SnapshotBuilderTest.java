@@ -37,7 +37,8 @@ class SnapshotBuilderTest {
     assertThat(fieldNames(entry)).containsExactly("name", "engine", "url", "source", "state",
         "error", "gpus", "pids", "running", "waiting", "kvCacheUsage", "prefixHitRatio",
         "requestsPerSecond", "promptTokensPerSecond", "generationTokensPerSecond",
-        "preemptionsPerSecond", "ttft", "itl", "e2e", "queue", "ttftApproxMean", "failedRequestsPerSecond", "abortedRequestsPerSecond", "specDecodeAcceptanceRate", "prefill", "decode", "slo", "models");
+        "preemptionsPerSecond", "ttft", "itl", "e2e", "queue", "ttftApproxMean", "failedRequestsPerSecond", "abortedRequestsPerSecond", "specDecodeAcceptanceRate", "prefill", "decode", "slo", "models",
+        "unreadFamilies", "missing");
     assertThat(entry.get("running").asInt()).isEqualTo(5);
     assertThat(entry.get("ttft").get("p99").asDouble()).isEqualTo(0.4);
     JsonNode model = entry.get("models").get(1);
@@ -93,6 +94,36 @@ class SnapshotBuilderTest {
     assertThat(o).isEqualTo(new ServingOverview(0.9, 0.4, 150.0, 5, null));
     assertThat(new SnapshotBuilder().build(new DiscoverySection(List.of(), List.of())).overview())
         .isEqualTo(new ServingOverview(null, null, null, null, null));
+  }
+
+  @Test
+  void entryJson_carriesTheNewestScrapesDrift() throws Exception {
+    // A trtllm-serve 2026 server whose generation-token counter was renamed by an upgrade.
+    String text = "# TYPE trtllm_prompt_tokens_total counter\n"
+        + "trtllm_prompt_tokens_total{model_name=\"m\"} 10\n"
+        + "# TYPE trtllm_request_prefill_time_seconds histogram\n"
+        + "trtllm_request_prefill_time_seconds_bucket{le=\"+Inf\",model_name=\"m\"} 1\n"
+        + "trtllm_request_prefill_time_seconds_sum{model_name=\"m\"} 0.2\n"
+        + "trtllm_request_prefill_time_seconds_count{model_name=\"m\"} 1\n"
+        + "# TYPE trtllm_completion_tokens_total counter\n"
+        + "trtllm_completion_tokens_total{model_name=\"m\"} 7\n";
+    dev.gputop.inference.window.ServerWindow w = new dev.gputop.inference.window.ServerWindow(java.time.Duration.ofMinutes(1), 4);
+    w.add(1, 1, new dev.gputop.inference.engine.EngineMapper().map(dev.gputop.inference.testing.TextExpositions.parse(text)));
+    SnapshotBuilder b = new SnapshotBuilder();
+    b.add(new SnapshotBuilder.Server("t", "http://h:1/metrics", SnapshotBuilder.CONFIGURED, List.of(), List.of(),
+        "trtllm", true, "starting", null, ServerStats.EMPTY, Map.of(), w));
+    b.add(new SnapshotBuilder.Server("gone", "http://h:2/metrics", SnapshotBuilder.CONFIGURED, List.of(), List.of(),
+        "trtllm", true, "down", "refused", ServerStats.EMPTY, Map.of(), w));
+    InferenceSnapshot snap = b.build(new DiscoverySection(List.of(), List.of()));
+    JsonNode entry = new ObjectMapper().valueToTree(snap.servers().get(0));
+    assertThat(entry.get("unreadFamilies").toString())
+        .isEqualTo("{\"count\":1,\"names\":[\"trtllm_completion_tokens_total\"]}");
+    assertThat(entry.get("missing").toString()).contains(
+        "{\"concept\":\"generationTokens\",\"expected\":\"counter trtllm_generation_tokens\",\"since\":\"2026 (050f80de)\"}");
+    // A server that is down shows no drift: its last scrape is old news.
+    JsonNode down = new ObjectMapper().valueToTree(snap.servers().get(1));
+    assertThat(down.get("unreadFamilies").get("count").asInt()).isZero();
+    assertThat(down.get("missing").size()).isZero();
   }
 
   private static List<String> fieldNames(JsonNode node) {
