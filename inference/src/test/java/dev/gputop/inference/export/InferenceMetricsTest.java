@@ -50,6 +50,30 @@ class InferenceMetricsTest {
   }
 
   @Test
+  void collect_failedAndAbortedAreTwoGauges() {
+    ServerStats s = new ServerStats(1, 0, null, null, 2.0, null, null, null, null, null, null, null, null,
+        0.3, 0.2, null, null, null, null);
+    snapshot.set(snapshotOf(List.of(StatsPoint.of("chat", "vllm", null, s)), Map.of()));
+    try (InferenceMetrics m = new InferenceMetrics(sdk, snapshot::get)) {
+      Collection<MetricData> all = reader.collectAllMetrics();
+      MetricData failed = metric(all, "gputop.inference.failed_request.rate");
+      MetricData aborted = metric(all, "gputop.inference.aborted_request.rate");
+      assertThat(failed.getUnit()).isEqualTo("{request}/s");
+      assertThat(aborted.getUnit()).isEqualTo("{request}/s");
+      assertThat(failed.getDoubleGaugeData().getPoints()).singleElement().satisfies(p -> assertThat(p.getValue()).isEqualTo(0.3));
+      assertThat(aborted.getDoubleGaugeData().getPoints()).singleElement().satisfies(p -> assertThat(p.getValue()).isEqualTo(0.2));
+      assertThat(aborted.getDescription()).contains("client aborted or cancelled");
+    }
+    // N/A (an engine that doesn't tell aborts apart): no point.
+    ServerStats none = new ServerStats(1, 0, null, null, 2.0, null, null, null, null, null, null, null, null,
+        0.3, null, null, null, null, null);
+    snapshot.set(snapshotOf(List.of(StatsPoint.of("chat", "sglang", null, none)), Map.of()));
+    try (InferenceMetrics m = new InferenceMetrics(sdk, snapshot::get)) {
+      assertThat(metric(reader.collectAllMetrics(), "gputop.inference.aborted_request.rate")).isNull();
+    }
+  }
+
+  @Test
   void collect_exportsEveryDocumentedGaugeWithServerAndEngine() {
     LatencyStats l = new LatencyStats(0.3, 0.25, 0.6, 0.9, 40L);
     ServerStats s = new ServerStats(5, 1, 0.61, 0.55, 4.0, 900.0, 1100.0, 0.3, l, l, l, l, 0.35);
