@@ -29,8 +29,11 @@ class EnginesCommandTest {
   void engines_listsEveryProfileWithItsSourcesAndDiscovery() {
     String out = run(ExitCodes.OK, "engines");
     assertThat(out).contains("vllm — vLLM (priority 10, engines/vllm.yaml (built in))");
-    assertThat(out).contains("  prefixes: vllm:, ray_vllm: → vllm:");
-    assertThat(out).containsPattern("    kvCache +gauge vllm:kv_cache_usage_perc \\(added 0.10\\)");
+    assertThat(out).contains("  prefixes: vllm:, ray_vllm: → vllm:, ray_vllm_ → vllm:\n");
+    assertThat(out).contains("  wrapper: ray: ray_ + the name with [^a-zA-Z0-9_] → _, its gauge copies of counters"
+        + " skipped, adds ReplicaId, WorkerId, Component, NodeAddress, SessionName, Version\n");
+    assertThat(out).containsPattern("    kvCache +gauge vllm:kv_cache_usage_perc \\(added 0.9.2\\)");
+    assertThat(out).containsPattern("    abortedRequests +counter vllm:request_success where finished_reason=\"abort\"");
     assertThat(out).containsPattern("      else +gauge vllm:gpu_cache_usage_perc \\(deprecated 0.10, removed 0.12");
     assertThat(out).contains("    vllm serve (server) → port --port (default 8000), host --host (default 0.0.0.0), path /metrics");
     assertThat(out).contains("  one rank read: tp_rank, pp_rank, moe_ep_rank");

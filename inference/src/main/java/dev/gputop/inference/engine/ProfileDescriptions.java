@@ -25,8 +25,17 @@ public final class ProfileDescriptions {
       List<String> prefixes = new ArrayList<>();
       p.prefixAliases().forEach((w, c) -> prefixes.add(w.equals(c) ? w : w + " → " + c));
       line(sb, "prefixes", String.join(", ", prefixes));
+      for (Wrapper w : p.wrappers()) {
+        line(sb, "wrapper", w.name() + ": " + w.prefix() + " + the name"
+            + (w.sanitize() == null ? "" : " with " + w.sanitize().pattern() + " → _")
+            + (w.ignoreCounterGauges() ? ", its gauge copies of counters skipped" : "")
+            + (w.labels().isEmpty() ? "" : ", adds " + String.join(", ", w.labels())));
+      }
       if (!p.markers().isEmpty()) {
         line(sb, "markers", String.join(", ", p.markers()));
+      }
+      if (!p.notRead().isEmpty()) {
+        line(sb, "known, not read", p.notRead().size() + " families (not drift)");
       }
       line(sb, "model labels", p.modelLabels().isEmpty() ? "(one model per server)" : String.join(", ", p.modelLabels()));
       if (!p.splitLabels().isEmpty()) {
@@ -106,6 +115,18 @@ public final class ProfileDescriptions {
       m.put("priority", p.priority());
       m.put("origin", p.origin());
       m.put("prefixes", p.prefixAliases());
+      List<Map<String, Object>> wrappers = new ArrayList<>();
+      for (Wrapper w : p.wrappers()) {
+        Map<String, Object> wm = new LinkedHashMap<>();
+        wm.put("name", w.name());
+        wm.put("prefix", w.prefix());
+        wm.put("sanitize", w.sanitize() == null ? null : w.sanitize().pattern());
+        wm.put("counterGauges", w.ignoreCounterGauges() ? "ignore" : "read");
+        wm.put("labels", w.labels());
+        wrappers.add(wm);
+      }
+      m.put("wrappers", wrappers);
+      m.put("notRead", p.notRead());
       m.put("markers", p.markers());
       m.put("modelLabels", p.modelLabels());
       Map<String, Object> labels = new LinkedHashMap<>();
