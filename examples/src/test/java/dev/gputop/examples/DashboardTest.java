@@ -141,7 +141,7 @@ class DashboardTest {
         "Servers", "Latency: $server", "TTFT: $server", "Requests: $server", "Generation throughput: $server",
         "KV cache: $server", "GPUs of $server", "GPUs", "GPU processes", "GPU utilization", "GPU memory", "GPU power",
         "Fleet TTFT", "Fleet ITL", "Fleet E2E latency");
-    assertThat(String.join("\n", byTitle.get("Servers"))).contains("gputop_inference_up", "state",
+    assertThat(String.join("\n", byTitle.get("Servers"))).contains("gputop_inference_server_state", "state",
         "gputop_inference_requests_waiting", "gputop_inference_kv_cache_usage", "quantile=\"0.5\"", "quantile=\"0.99\"",
         "gputop_inference_itl_seconds", "gputop_inference_e2e_seconds", "gputop_inference_request_rate_per_second",
         "gputop_inference_generation_tokens_rate_per_second");

@@ -141,7 +141,7 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
       InferenceSnapshot last = snapshot.get();
       snapshot.set(new InferenceSnapshot(last.servers(), last.overview(), last.alerts(), last.discovery(),
           HealthStatus.unhealthy(List.of("internal error in the inference receiver: " + e)),
-          last.points(), last.up(), last.histograms(), last.owners(), last.pods()));
+          last.points(), last.up(), last.states(), last.histograms(), last.owners(), last.pods()));
     }
   }
 
@@ -194,7 +194,7 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
       String state = st.state();
       boolean down = "down".equals(state);
       List<String> served = st.window.models();
-      String engine = st.engine.id();
+      String engine = st.engineId;
       // A server's total is matched with its model when it serves one (docs/inference.md).
       String onlyModel = served.size() == 1 && !served.get(0).isEmpty() ? served.get(0) : null;
       ServerStats stats = down ? ServerStats.EMPTY : WindowStatistics.compute(st.window, null,
@@ -317,6 +317,7 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
       logger.info("inference server " + t.name() + " (" + t.source() + ") at " + t.url());
     }
     return new ServerState(t.name(), CONFIGURED.equals(t.source()),
+        t.found() == null ? Engine.UNKNOWN.id() : t.found().engine(),
         new ExpositionParser(limits, parserTables), new ServerWindow(config.window(), maxScrapes));
   }
 
@@ -374,14 +375,22 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
     static final long RESTART_LOG_INTERVAL_NANOS = 60_000_000_000L;
 
     Engine engine = Engine.UNKNOWN;
+    /**
+     * The {@code engine} of the server's outputs, kept stable (docs/metrics.md, "Identity"): the
+     * engine its latest readable scrape was recognized as, kept while it is down; before the
+     * first, what discovery recognized from the command line, or {@code unknown} for a
+     * configured endpoint.
+     */
+    String engineId;
     long lastRestartLogNanos;
     boolean ok;
     boolean scraped;
     String error;
 
-    ServerState(String name, boolean configured, ExpositionParser parser, ServerWindow window) {
+    ServerState(String name, boolean configured, String engineId, ExpositionParser parser, ServerWindow window) {
       this.name = name;
       this.configured = configured;
+      this.engineId = engineId;
       this.parser = parser;
       this.window = window;
     }
@@ -411,6 +420,7 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
                 "inference server " + name + ": statistics window restarted: " + restart);
           }
           engine = s.engine();
+          engineId = engine.id();
         } catch (ExpositionFormatException ex) {
           failure = "malformed exposition: " + ex.getMessage();
         } catch (RuntimeException ex) {

@@ -13,7 +13,7 @@ import java.util.Objects;
 
 /**
  * What a server's outputs repeat from one refresh to the next: the attribute sets of its gauge
- * points and {@code up} point, its re-exported histograms' attributes and boundary lists. A
+ * points, {@code up} point and state set, its re-exported histograms' attributes and boundary lists. A
  * server's attributes change only when its engine, pod or models do, so building them again every
  * refresh for every server was garbage for the collector; the receiver keeps one cache and hands
  * it to each refresh's {@link SnapshotBuilder}. Bounded: a server not added in a refresh is
@@ -57,7 +57,8 @@ public final class ExportCache {
     final PodIdentity pod;
     /** Gauge point attributes by model ("" for the server's total). */
     private final Map<String, StatsPoint> points = new HashMap<>();
-    private final Map<String, Attributes> up = new HashMap<>();
+    private Attributes up;
+    private List<Attributes> states;
     /** Histogram attributes by model ("" when the series name none). */
     private final Map<String, Map<String, String>> histogramAttributes = new HashMap<>();
     /** The finite boundaries of a bucket layout, by the window's (shared) bounds array. */
@@ -80,11 +81,22 @@ public final class ExportCache {
         p = StatsPoint.of(name, engine, model, pod, ServerStats.EMPTY);
         points.put(key, p);
       }
-      return new StatsPoint(p.attributes(), p.p50(), p.p90(), p.p99(), p.slo(), stats);
+      return new StatsPoint(p.attributes(), p.p50(), p.p90(), p.p99(), p.slo(), stats, model);
     }
 
-    Attributes up(String state) {
-      return up.computeIfAbsent(state, s -> StatsPoint.upAttributes(name, engine, s, pod));
+    Attributes up() {
+      if (up == null) {
+        up = StatsPoint.upAttributes(name, engine, pod);
+      }
+      return up;
+    }
+
+    /** The state-set points, in the order of {@link StatsPoint#STATES}. */
+    List<Attributes> states() {
+      if (states == null) {
+        states = StatsPoint.stateAttributes(name, engine, pod);
+      }
+      return states;
     }
 
     Map<String, String> histogramAttributes(String model) {

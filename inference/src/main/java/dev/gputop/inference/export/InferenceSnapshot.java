@@ -18,8 +18,12 @@ import java.util.Objects;
  * @param alerts the {@code alerts} section
  * @param discovery the {@code discovery} section
  * @param health the receiver's health
- * @param points the gauge points: server totals, then per-model points
- * @param up the {@code gputop.inference.up} points: attributes → 1 or 0
+ * @param points the gauge points: the servers' own, then per-model points ({@link
+ *     StatsPoint#perModel()}), which go to families of their own
+ * @param up the {@code gputop.inference.up} points: attributes ({@code server}, {@code engine})
+ *     → 1 or 0
+ * @param states the {@code gputop.inference.server.state} points: every state of every server
+ *     → 1 for its current state, else 0
  * @param histograms the servers' own histograms to re-export
  * @param owners PID → server name
  * @param pods PID → the Kubernetes pod of its server, for the servers that run in one
@@ -32,6 +36,7 @@ public record InferenceSnapshot(
     HealthStatus health,
     List<StatsPoint> points,
     Map<Attributes, Long> up,
+    Map<Attributes, Long> states,
     List<ExportedHistogram> histograms,
     Map<Long, String> owners,
     Map<Long, dev.gputop.config.PodIdentity> pods) {
@@ -44,6 +49,7 @@ public record InferenceSnapshot(
     Objects.requireNonNull(health, "health");
     points = List.copyOf(points);
     up = Map.copyOf(up);
+    states = Map.copyOf(states);
     histograms = List.copyOf(histograms);
     owners = Map.copyOf(owners);
     pods = Map.copyOf(pods);
@@ -58,6 +64,7 @@ public record InferenceSnapshot(
         new DiscoverySection(List.of(), List.of()),
         HealthStatus.healthy(),
         List.of(),
+        Map.of(),
         Map.of(),
         List.of(),
         Map.of(),

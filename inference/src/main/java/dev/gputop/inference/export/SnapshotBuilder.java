@@ -38,6 +38,7 @@ public final class SnapshotBuilder {
   private final List<StatsPoint> points = new ArrayList<>();
   private final List<StatsPoint> modelPoints = new ArrayList<>();
   private final Map<Attributes, Long> up = new HashMap<>();
+  private final Map<Attributes, Long> states = new HashMap<>();
   private final List<ExportedHistogram> histograms = new ArrayList<>();
   private final List<Alert> alerts = new ArrayList<>();
   private final List<String> unhealthy = new ArrayList<>();
@@ -121,7 +122,11 @@ public final class SnapshotBuilder {
     entries.add(new ServerEntry(s.name(), s.engine(), s.url(), s.source(), s.state(), s.error(),
         s.gpus(), s.pids(), s.stats(), models, s.pod()));
     points.add(cached.point(null, s.stats()));
-    up.put(cached.up(s.state()), s.down() ? 0L : 1L);
+    up.put(cached.up(), s.down() ? 0L : 1L);
+    List<Attributes> stateSet = cached.states();
+    for (int i = 0; i < stateSet.size(); i++) {
+      states.put(stateSet.get(i), StatsPoint.STATES.get(i).equals(s.state()) ? 1L : 0L);
+    }
     if (!s.down() && s.engineKnown()) {
       HistogramExports.addTo(histograms, cached, s.window());
     }
@@ -187,7 +192,7 @@ public final class SnapshotBuilder {
     all.addAll(modelPoints);
     HealthStatus health = unhealthy.isEmpty() ? HealthStatus.healthy() : HealthStatus.unhealthy(unhealthy);
     return new InferenceSnapshot(entries, overview(entries), alerts, discovery, health, all, up,
-        histograms, owners, pods);
+        states, histograms, owners, pods);
   }
 
   /**

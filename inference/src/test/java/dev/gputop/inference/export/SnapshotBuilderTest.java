@@ -78,6 +78,12 @@ class SnapshotBuilderTest {
     assertThat(snap.health()).isEqualTo(HealthStatus.unhealthy(List.of(
         "configured endpoint gone (http://h:1/metrics) can't be scraped: connection refused")));
     assertThat(snap.up().values()).containsExactlyInAnyOrder(0L, 1L, 0L);
+    // The state set: every state of every server, one at 1 each.
+    assertThat(snap.states()).hasSize(9);
+    assertThat(snap.states().get(StatsPoint.stateAttributes("gone", "vllm", null).get(2))).isEqualTo(1L);
+    assertThat(snap.states().get(StatsPoint.stateAttributes("gone", "vllm", null).get(0))).isEqualTo(0L);
+    assertThat(snap.states().get(StatsPoint.stateAttributes("busy", "vllm", null).get(0))).isEqualTo(1L);
+    assertThat(snap.states().values().stream().mapToLong(Long::longValue).sum()).isEqualTo(3);
   }
 
   @Test
