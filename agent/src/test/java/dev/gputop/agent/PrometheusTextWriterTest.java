@@ -187,6 +187,9 @@ class PrometheusTextWriterTest {
             .contains("server=\"vllm-dp2\"", "server=\"sglang-tp2\"", "server=\"tgi\"", "server=\"llamacpp\"",
                 "server=\"trtllm\"")
             .contains("# TYPE gen_ai_server_time_to_first_token_seconds histogram\n")
+            // The servers' monotonic totals, sums with start times of their own.
+            .contains("# TYPE gputop_inference_requests_total counter\n",
+                "gputop_inference_requests_total{engine=\"vllm\",outcome=\"success\",server=\"vllm-dp2\"} 0")
             .contains("pod=\"chat-0\"", "namespace=\"llm\"", "container=\"vllm\"", "k8s_pod_uid=\"uid-chat-0\"")
             .contains("# HELP target_info Target metadata\n", "k8s_node_name=\"node-7\"")
             .contains("hw_")

@@ -2,6 +2,7 @@ package dev.gputop.inference;
 
 import dev.gputop.config.Clock;
 import dev.gputop.config.Endpoint;
+import dev.gputop.config.ExportedCounter;
 import dev.gputop.config.ExportedHistogram;
 import dev.gputop.config.HealthStatus;
 import dev.gputop.config.InferenceConfig;
@@ -26,6 +27,7 @@ import dev.gputop.inference.parse.ParserLimits;
 import dev.gputop.inference.parse.ParserTables;
 import dev.gputop.inference.scrape.ScrapeResult;
 import dev.gputop.inference.scrape.Scraper;
+import dev.gputop.inference.stats.ServerCounters;
 import dev.gputop.inference.stats.ServerStats;
 import dev.gputop.inference.stats.WindowStatistics;
 import dev.gputop.inference.window.ServerWindow;
@@ -141,7 +143,7 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
       InferenceSnapshot last = snapshot.get();
       snapshot.set(new InferenceSnapshot(last.servers(), last.overview(), last.alerts(), last.discovery(),
           HealthStatus.unhealthy(List.of("internal error in the inference receiver: " + e)),
-          last.points(), last.up(), last.states(), last.histograms(), last.owners(), last.pods()));
+          last.points(), last.up(), last.states(), last.histograms(), last.counters(), last.owners(), last.pods()));
     }
   }
 
@@ -207,7 +209,8 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
         }
       }
       out.add(new SnapshotBuilder.Server(t.name(), t.url().toString(), t.source(), t.gpus(), t.pids(),
-          engine, st.engine != Engine.UNKNOWN, state, st.error, stats, models, st.window, t.pod()));
+          engine, st.engine != Engine.UNKNOWN, state, st.error, stats, models, st.window, t.pod(),
+          st.counters));
     }
     // Servers that left discovery (or config) leave now, with everything they held.
     states.keySet().retainAll(live);
@@ -336,6 +339,11 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
     return snapshot.get().histograms();
   }
 
+  @Override
+  public List<ExportedCounter> exportedCounters() {
+    return snapshot.get().counters();
+  }
+
   /** The latest published snapshot. */
   InferenceSnapshot snapshot() {
     return snapshot.get();
@@ -372,6 +380,8 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
     final boolean configured;
     final ExpositionParser parser;
     final ServerWindow window;
+    /** The server's monotonic totals since the agent first read it (docs/metrics.md, "Counters"). */
+    final ServerCounters counters = new ServerCounters();
     static final long RESTART_LOG_INTERVAL_NANOS = 60_000_000_000L;
 
     Engine engine = Engine.UNKNOWN;
@@ -408,8 +418,9 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
           Exposition e = parser.parse(r.body(), 0, r.length());
           ServerScrape s = mapper.map(e);
           // The scrape's own start on both clocks: the window is keyed by monotonic time.
-          String restart = window.add(r.startNanos(),
-              r.startEpochNanos() > 0 ? r.startEpochNanos() : epoch, s);
+          long scrapeEpoch = r.startEpochNanos() > 0 ? r.startEpochNanos() : epoch;
+          String restart = window.add(r.startNanos(), scrapeEpoch, s);
+          counters.add(scrapeEpoch, s);
           if (restart != null) {
             // A server whose counters flap would log every cycle: once a minute at INFO.
             boolean loud = lastRestartLogNanos == 0 || nanos - lastRestartLogNanos >= RESTART_LOG_INTERVAL_NANOS;

@@ -362,6 +362,51 @@ class InferenceReceiverTest {
   }
 
   @Test
+  void exportedCounters_startAtZero_growAcrossARestart_perServerAndPerModel() {
+    String url = "http://10.0.0.9:8000/metrics";
+    java.util.function.BiFunction<Integer, Integer, String> vllm = (a, b) -> String.join("\n",
+        "# TYPE vllm:request_success counter",
+        "vllm:request_success_total{finished_reason=\"stop\",model_name=\"a\"} " + a,
+        "vllm:request_success_total{finished_reason=\"stop\",model_name=\"b\"} " + b, "");
+    try (InferenceReceiver r = receiver(endpoint("two", url))) {
+      long first = clock.epochNanos();
+      scraper.bodies.put(url, vllm.apply(100, 40));
+      r.refresh();
+      assertThat(requests(r, null)).isEqualTo(0);
+      clock.advanceSeconds(10);
+      scraper.bodies.put(url, vllm.apply(109, 44));
+      r.refresh();
+      assertThat(requests(r, null)).isEqualTo(13);
+      clock.advanceSeconds(10);
+      scraper.bodies.put(url, vllm.apply(2, 1)); // restarted, 3 requests since
+      r.refresh();
+      assertThat(requests(r, null)).isEqualTo(16);
+      assertThat(requests(r, "a")).isEqualTo(11);
+      assertThat(requests(r, "b")).isEqualTo(5);
+      assertThat(r.exportedCounters()).filteredOn(c -> c.name().equals("gputop.inference.requests"))
+          .singleElement().satisfies(c -> {
+            assertThat(c.startEpochNanos()).isEqualTo(first);
+            assertThat(c.attributes()).containsOnly(java.util.Map.entry("server", "two"),
+                java.util.Map.entry("engine", "vllm"), java.util.Map.entry("outcome", "success"));
+          });
+      // Down: the totals stay, so increase() over the outage is what came after it.
+      scraper.bodies.remove(url);
+      clock.advanceSeconds(10);
+      r.refresh();
+      assertThat(server(r, "two").state()).isEqualTo("down");
+      assertThat(requests(r, null)).isEqualTo(16);
+    }
+  }
+
+  private static double requests(InferenceReceiver r, String model) {
+    return r.exportedCounters().stream()
+        .filter(c -> c.name().equals(model == null ? "gputop.inference.requests" : "gputop.inference.model.requests"))
+        .filter(c -> model == null || model.equals(c.attributes().get("model")))
+        .filter(c -> "success".equals(c.attributes().get("outcome")))
+        .mapToDouble(dev.gputop.config.ExportedCounter::value).findFirst().orElse(Double.NaN);
+  }
+
+  @Test
   void overview_sumsAndWorstsAcrossServers() {
     try (InferenceReceiver r = receiver(endpoint("a", "http://10.0.0.5:8000/metrics"),
         endpoint("b", "http://10.0.0.7:30000/metrics"))) {

@@ -59,6 +59,8 @@ public final class ExportCache {
     private final Map<String, StatsPoint> points = new HashMap<>();
     private Attributes up;
     private List<Attributes> states;
+    /** Counter attributes by model (null for the server's own), then by outcome. */
+    private final Map<String, Map<String, String>[]> counterAttributes = new HashMap<>();
     /** Histogram attributes by model ("" when the series name none). */
     private final Map<String, Map<String, String>> histogramAttributes = new HashMap<>();
     /** The finite boundaries of a bucket layout, by the window's (shared) bounds array. */
@@ -97,6 +99,42 @@ public final class ExportCache {
         states = StatsPoint.stateAttributes(name, engine, pod);
       }
       return states;
+    }
+
+    /**
+     * The attributes of a counter point: {@code server}, {@code engine}, {@code model} (null for
+     * the server's own point), the {@code outcome} of {@link CounterExports#OUTCOMES} at {@code
+     * outcome} (index 0: none) and the pod's.
+     */
+    Map<String, String> counterAttributes(String model, int outcome) {
+      @SuppressWarnings("unchecked")
+      Map<String, String>[] byOutcome = counterAttributes.get(model);
+      if (byOutcome == null) {
+        if (counterAttributes.size() >= MAX_MODELS) {
+          counterAttributes.clear();
+        }
+        byOutcome = new Map[CounterExports.OUTCOMES.size()];
+        counterAttributes.put(model, byOutcome);
+      }
+      Map<String, String> a = byOutcome[outcome];
+      if (a == null) {
+        Map<String, String> m = new LinkedHashMap<>();
+        m.put("server", name);
+        m.put("engine", engine);
+        if (model != null) {
+          m.put("model", model);
+        }
+        String o = CounterExports.OUTCOMES.get(outcome);
+        if (!o.isEmpty()) {
+          m.put("outcome", o);
+        }
+        if (pod != null) {
+          m.putAll(pod.attributes());
+        }
+        a = Map.copyOf(m);
+        byOutcome[outcome] = a;
+      }
+      return a;
     }
 
     Map<String, String> histogramAttributes(String model) {

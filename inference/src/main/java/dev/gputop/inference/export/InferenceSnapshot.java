@@ -1,5 +1,6 @@
 package dev.gputop.inference.export;
 
+import dev.gputop.config.ExportedCounter;
 import dev.gputop.config.ExportedHistogram;
 import dev.gputop.config.HealthStatus;
 import io.opentelemetry.api.common.Attributes;
@@ -25,6 +26,7 @@ import java.util.Objects;
  * @param states the {@code gputop.inference.server.state} points: every state of every server
  *     → 1 for its current state, else 0
  * @param histograms the servers' own histograms to re-export
+ * @param counters the servers' monotonic totals ({@link CounterExports})
  * @param owners PID → server name
  * @param pods PID → the Kubernetes pod of its server, for the servers that run in one
  */
@@ -38,6 +40,7 @@ public record InferenceSnapshot(
     Map<Attributes, Long> up,
     Map<Attributes, Long> states,
     List<ExportedHistogram> histograms,
+    List<ExportedCounter> counters,
     Map<Long, String> owners,
     Map<Long, dev.gputop.config.PodIdentity> pods) {
 
@@ -51,6 +54,7 @@ public record InferenceSnapshot(
     up = Map.copyOf(up);
     states = Map.copyOf(states);
     histograms = List.copyOf(histograms);
+    counters = List.copyOf(counters);
     owners = Map.copyOf(owners);
     pods = Map.copyOf(pods);
   }
@@ -66,6 +70,7 @@ public record InferenceSnapshot(
         List.of(),
         Map.of(),
         Map.of(),
+        List.of(),
         List.of(),
         Map.of(),
         Map.of());

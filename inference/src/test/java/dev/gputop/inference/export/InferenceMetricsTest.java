@@ -43,7 +43,7 @@ class InferenceMetricsTest {
       List<StatsPoint> points, Map<Attributes, Long> up, Map<Attributes, Long> states) {
     InferenceSnapshot e = InferenceSnapshot.empty();
     return new InferenceSnapshot(List.of(), e.overview(), List.of(), e.discovery(), HealthStatus.healthy(),
-        points, up, states, List.of(), Map.of(), Map.of());
+        points, up, states, List.of(), List.of(), Map.of(), Map.of());
   }
 
   private MetricData metric(Collection<MetricData> all, String name) {
