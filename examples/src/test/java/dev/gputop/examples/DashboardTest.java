@@ -142,7 +142,7 @@ class DashboardTest {
         "KV cache: $server", "GPUs of $server", "GPUs", "GPU processes", "GPU utilization", "GPU memory", "GPU power",
         "Fleet TTFT", "Fleet ITL", "Fleet E2E latency");
     assertThat(String.join("\n", byTitle.get("Servers"))).contains("gputop_inference_server_state", "state",
-        "gputop_inference_requests_waiting", "gputop_inference_kv_cache_usage", "quantile=\"0.5\"", "quantile=\"0.99\"",
+        "gputop_inference_requests_waiting", "gputop_inference_kv_cache_usage_ratio", "quantile=\"0.5\"", "quantile=\"0.99\"",
         "gputop_inference_itl_seconds", "gputop_inference_e2e_seconds", "gputop_inference_request_rate_per_second",
         "gputop_inference_generation_tokens_rate_per_second");
     assertThat(String.join("\n", byTitle.get("Latency: $server"))).contains("mean_seconds", "quantile=\"0.5\"",
@@ -164,7 +164,7 @@ class DashboardTest {
       byTitle.computeIfAbsent(q.panelTitle(), k -> new ArrayList<>()).add(q.expr());
     }
     assertThat(String.join("\n", byTitle.get("SLO attainment (agents, over inference.window)")))
-        .contains("gputop_inference_slo_attainment{");
+        .contains("gputop_inference_slo_attainment_ratio{");
     assertThat(String.join("\n", byTitle.get("SLO burn rate (agents)"))).contains("gputop_inference_slo_burn_rate{");
     // The Prometheus side reads the recording rules of examples/prometheus/slo.yml.
     List<String> recorded = new ArrayList<>();

@@ -358,7 +358,7 @@ class PrometheusEndToEndIT {
     for (String[] c : new String[][] {{"ttft", "0.8"}, {"itl", "0.9"}}) {
       String sel = "{server=\"slo-breach\", slo=\"" + c[0] + "\"}";
       double recorded = value(prometheus.query("gputop:slo_attainment:ratio_rate5m" + sel));
-      double agent = value(prometheus.query("gputop_inference_slo_attainment" + sel));
+      double agent = value(prometheus.query("gputop_inference_slo_attainment_ratio" + sel));
       assertThat(recorded).as("recorded " + c[0]).isCloseTo(Double.parseDouble(c[1]), org.assertj.core.api.Assertions.within(1e-9));
       assertThat(agent).as("agent " + c[0]).isCloseTo(recorded, org.assertj.core.api.Assertions.within(1e-9));
       double burn = value(prometheus.query("gputop_inference_slo_burn_rate" + sel));

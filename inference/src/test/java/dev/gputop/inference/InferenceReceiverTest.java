@@ -453,7 +453,7 @@ class InferenceReceiverTest {
           .containsEntry("gen_ai.request.model", "meta-llama/Llama-3.1-8B-Instruct");
       assertThat(r.exportedHistograms()).extracting(ExportedHistogram::name).containsExactly(
           "gen_ai.server.time_to_first_token", "gen_ai.server.time_per_output_token",
-          "gen_ai.server.request.duration", "gputop.inference.queue.duration");
+          "gen_ai.server.request.duration", "gputop.inference.request.queue.duration");
       // The server restarts: counters go back to t0's values; the start time moves.
       clock.advanceSeconds(10);
       long restart = clock.epochNanos();

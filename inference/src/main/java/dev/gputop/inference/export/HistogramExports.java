@@ -33,7 +33,7 @@ public final class HistogramExports {
           "Time per output token generated after the first token for successful responses."},
       Concept.E2E, new String[] {"gen_ai.server.request.duration",
           "Generative AI server request duration such as time-to-last byte or last output token."},
-      Concept.QUEUE, new String[] {"gputop.inference.queue.duration",
+      Concept.QUEUE, new String[] {"gputop.inference.request.queue.duration",
           "Time requests waited in the server's queue before being scheduled."});
 
   private static final List<Concept> ORDER = List.of(Concept.TTFT, Concept.ITL, Concept.E2E, Concept.QUEUE);

@@ -69,7 +69,7 @@ public final class InferenceMetrics implements AutoCloseable {
         "Requests in the batch.", ServerStats::running);
     longGauge(meter, "requests.waiting", "{request}",
         "Requests queued for admission.", ServerStats::waiting);
-    doubleGauge(meter, "kv_cache.usage", "1",
+    doubleGauge(meter, "kv_cache.usage_ratio", "1",
         "Fraction of KV-cache blocks in use (0-1).", ServerStats::kvCacheUsage);
     doubleGauge(meter, "prefix_cache.hit_ratio", "1",
         "Prefix-cache hits / queries over the window.", ServerStats::prefixHitRatio);
@@ -91,12 +91,12 @@ public final class InferenceMetrics implements AutoCloseable {
     doubleGauge(meter, "failed_request.rate", "{request}/s",
         "Requests per second that ended in an error or were aborted, over the window.",
         ServerStats::failedRequestsPerSecond);
-    doubleGauge(meter, "spec_decode.acceptance_rate", "1",
+    doubleGauge(meter, "spec_decode.acceptance_ratio", "1",
         "Speculative decoding: accepted draft tokens / draft tokens over the window.",
         ServerStats::specDecodeAcceptanceRate);
     latency(meter, "prefill", "Per-request prefill time", ServerStats::prefill);
     latency(meter, "decode", "Per-request decode time", ServerStats::decode);
-    slo(meter, "slo.attainment",
+    slo(meter, "slo.attainment_ratio",
         "Fraction of the window's requests at or under the SLO target (inference.slo), by slo.",
         SloStats.Value::attainment);
     slo(meter, "slo.burn_rate",

@@ -65,7 +65,7 @@ class InferenceMetricsTest {
       Set<String> names = all.stream().map(MetricData::getName).collect(Collectors.toCollection(TreeSet::new));
       assertThat(names).containsExactlyInAnyOrder(
           "gputop.inference.up", "gputop.inference.requests.running", "gputop.inference.requests.waiting",
-          "gputop.inference.kv_cache.usage", "gputop.inference.prefix_cache.hit_ratio",
+          "gputop.inference.kv_cache.usage_ratio", "gputop.inference.prefix_cache.hit_ratio",
           "gputop.inference.request.rate", "gputop.inference.prompt_tokens.rate",
           "gputop.inference.generation_tokens.rate", "gputop.inference.preemption.rate",
           "gputop.inference.ttft", "gputop.inference.itl", "gputop.inference.e2e", "gputop.inference.queue",
@@ -80,7 +80,7 @@ class InferenceMetricsTest {
         assertThat(p.getAttributes()).isEqualTo(Attributes.of(
             AttributeKey.stringKey("server"), "chat", AttributeKey.stringKey("engine"), "vllm"));
       });
-      assertThat(metric(all, "gputop.inference.kv_cache.usage").getDoubleGaugeData().getPoints())
+      assertThat(metric(all, "gputop.inference.kv_cache.usage_ratio").getDoubleGaugeData().getPoints())
           .singleElement().satisfies(p -> assertThat(p.getValue()).isEqualTo(0.61));
       MetricData ttft = metric(all, "gputop.inference.ttft");
       assertThat(ttft.getUnit()).isEqualTo("s");
@@ -106,7 +106,7 @@ class InferenceMetricsTest {
     snapshot.set(snapshotOf(List.of(StatsPoint.of("tgi", "tgi", null, s)), Map.of()));
     try (InferenceMetrics m = new InferenceMetrics(sdk, snapshot::get)) {
       Collection<MetricData> all = reader.collectAllMetrics();
-      assertThat(metric(all, "gputop.inference.kv_cache.usage")).isNull();
+      assertThat(metric(all, "gputop.inference.kv_cache.usage_ratio")).isNull();
       assertThat(metric(all, "gputop.inference.ttft")).isNull();
       assertThat(metric(all, "gputop.inference.preemption.rate")).isNull();
       assertThat(metric(all, "gputop.inference.itl")).isNull();
