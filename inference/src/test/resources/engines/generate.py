@@ -503,8 +503,8 @@ def vllm_2026(folder):
         "generationTokensPerSecond": rate(4000), "preemptionsPerSecond": rate(3),
         "failedRequestsPerSecond": rate(3),  # abort 1 + error 2
         "specDecodeAcceptanceRate": 600 / 1000,
-        "ttft": latency(ttft), "itl": latency(itl), "e2e": latency(e2e), "queue": latency(queue),
-        "prefill": latency(prefill), "decode": latency(decode),
+        "ttft": latency(ttft), "itl": latency(itl), "tpot": latency(tpot), "e2e": latency(e2e),
+        "queue": latency(queue), "prefill": latency(prefill), "decode": latency(decode),
     })
 
 
@@ -641,7 +641,7 @@ def sglang_2026(folder):
         "generationTokensPerSecond": rate(4000), "preemptionsPerSecond": rate(2),
         "failedRequestsPerSecond": rate(2),
         "specDecodeAcceptanceRate": NA,
-        "ttft": latency(ttft), "itl": latency(itl), "e2e": latency(e2e), "queue": latency([queue[0]]),
+        "ttft": latency(ttft), "itl": latency(itl), "tpot": NA, "e2e": latency(e2e), "queue": latency([queue[0]]),
         "prefill": NA, "decode": NA,
     })
 
@@ -710,7 +710,7 @@ def tgi_337(folder):
         "generationTokensPerSecond": rate(4000), "preemptionsPerSecond": NA,
         "failedRequestsPerSecond": rate(3),
         "specDecodeAcceptanceRate": NA,
-        "ttft": NA, "itl": latency([tpot]), "e2e": latency([e2e]), "queue": q,
+        "ttft": NA, "itl": NA, "tpot": latency([tpot]), "e2e": latency([e2e]), "queue": q,
         "ttftApproxMean": q["mean"] + p["mean"],
         "prefill": NA, "decode": NA,
     })
@@ -774,7 +774,7 @@ def llamacpp_2026(folder):
         "generationTokensPerSecond": rate(1100), "preemptionsPerSecond": NA,
         "failedRequestsPerSecond": NA,
         "specDecodeAcceptanceRate": 1200 / 1600,
-        "ttft": NA, "itl": NA, "e2e": NA, "queue": NA, "prefill": NA, "decode": NA,
+        "ttft": NA, "itl": NA, "tpot": NA, "e2e": NA, "queue": NA, "prefill": NA, "decode": NA,
     })
 
 
@@ -839,7 +839,7 @@ def trtllm_2026(folder):
         "generationTokensPerSecond": NA, "preemptionsPerSecond": NA,
         "failedRequestsPerSecond": rate(2),
         "specDecodeAcceptanceRate": 650 / 1000,
-        "ttft": latency([ttft]), "itl": latency([tpot]), "e2e": latency([e2e]), "queue": latency([queue]),
+        "ttft": latency([ttft]), "itl": NA, "tpot": latency([tpot]), "e2e": latency([e2e]), "queue": latency([queue]),
         "prefill": NA, "decode": NA,
     })
 
@@ -868,7 +868,7 @@ def trtllm_11(folder):
         "requestsPerSecond": rate(20), "promptTokensPerSecond": NA,
         "generationTokensPerSecond": NA, "preemptionsPerSecond": NA,
         "failedRequestsPerSecond": NA, "specDecodeAcceptanceRate": NA,
-        "ttft": latency([ttft]), "itl": latency([tpot]), "e2e": latency([e2e]), "queue": latency([queue]),
+        "ttft": latency([ttft]), "itl": NA, "tpot": latency([tpot]), "e2e": latency([e2e]), "queue": latency([queue]),
         "prefill": NA, "decode": NA,
     })
 
@@ -934,7 +934,7 @@ def triton_trtllm(folder):
         "generationTokensPerSecond": NA, "preemptionsPerSecond": NA,
         "failedRequestsPerSecond": rate(2),
         "specDecodeAcceptanceRate": NA,
-        "ttft": latency([first["tensorrt_llm"]], scale=0.001), "itl": NA,
+        "ttft": latency([first["tensorrt_llm"]], scale=0.001), "itl": NA, "tpot": NA,
         # The µs duration counters are sums without a distribution: not read (N/A).
         "e2e": NA, "queue": NA,
         "prefill": NA, "decode": NA,
@@ -990,7 +990,7 @@ def dynamo_frontend(folder):
         "generationTokensPerSecond": rate(4100), "preemptionsPerSecond": NA,
         "failedRequestsPerSecond": rate(2),
         "specDecodeAcceptanceRate": NA,
-        "ttft": latency([ttft]), "itl": latency([itl]), "e2e": latency([e2e]), "queue": NA,
+        "ttft": latency([ttft]), "itl": latency([itl]), "tpot": NA, "e2e": latency([e2e]), "queue": NA,
         "prefill": NA, "decode": NA,
     })
 
@@ -1066,7 +1066,7 @@ def lmdeploy_016(folder):
         "generationTokensPerSecond": rate(4000), "preemptionsPerSecond": NA,
         "failedRequestsPerSecond": NA,
         "specDecodeAcceptanceRate": 420 / 600,
-        "ttft": latency(ttft), "itl": latency(itl), "e2e": latency(e2e), "queue": latency(queue),
+        "ttft": latency(ttft), "itl": latency(itl), "tpot": latency(tpot), "e2e": latency(e2e), "queue": latency(queue),
         "prefill": latency(prefill), "decode": latency(decode),
     })
 
@@ -1101,7 +1101,7 @@ def tei_19(folder):
         "generationTokensPerSecond": NA, "preemptionsPerSecond": NA,
         "failedRequestsPerSecond": rate(2),
         "specDecodeAcceptanceRate": NA,
-        "ttft": NA, "itl": NA, "e2e": latency([e2e]), "queue": latency([queue]),
+        "ttft": NA, "itl": NA, "tpot": NA, "e2e": latency([e2e]), "queue": latency([queue]),
         "prefill": NA, "decode": NA,
     })
 

@@ -150,7 +150,13 @@ class DashboardTest {
     assertThat(String.join("\n", byTitle.get("GPU processes"))).contains("gputop_gpu_process_memory_usage_bytes", "server");
     for (String fleet : List.of("Fleet TTFT", "Fleet ITL", "Fleet E2E latency")) {
       assertThat(byTitle.get(fleet)).allSatisfy(e -> assertThat(e).startsWith("histogram_quantile(")
-          .contains("sum by (le) (rate(gen_ai_server_").contains("_bucket[$__rate_interval]"));
+          .containsPattern("sum by \\(le\\) \\(rate\\((gen_ai_server_|gputop_inference_inter_token_latency_)")
+          .contains("_bucket[$__rate_interval]"));
+    }
+    // ITL is per token, the semantic convention's TPOT per request: the ITL panels read ITL only.
+    for (String itl : List.of("Fleet ITL")) {
+      assertThat(byTitle.get(itl)).allSatisfy(e -> assertThat(e)
+          .contains("gputop_inference_inter_token_latency_seconds_bucket").doesNotContain("time_per_output_token"));
     }
     String note = dashboard.panels().stream().filter(p -> p.path("type").asText().equals("text"))
         .map(p -> p.path("options").path("content").asText()).findFirst().orElse("");

@@ -130,7 +130,7 @@ class InferenceReceiverTest {
       JsonNode s = doc.get("inference").get(0);
       assertThat(names(s)).containsExactlyInAnyOrder("name", "engine", "url", "source", "state", "error",
           "gpus", "pids", "running", "waiting", "kvCacheUsage", "prefixHitRatio", "requestsPerSecond",
-          "promptTokensPerSecond", "generationTokensPerSecond", "preemptionsPerSecond", "ttft", "itl",
+          "promptTokensPerSecond", "generationTokensPerSecond", "preemptionsPerSecond", "ttft", "itl", "tpot",
           "e2e", "queue", "ttftApproxMean", "failedRequestsPerSecond", "specDecodeAcceptanceRate", "prefill", "decode", "slo", "models");
       assertThat(names(s.get("slo"))).containsExactlyInAnyOrder("ttft", "itl", "e2e", "queue");
       assertThat(names(s.get("ttft"))).containsExactlyInAnyOrder("mean", "p50", "p90", "p99", "count");
@@ -452,7 +452,7 @@ class InferenceReceiverTest {
           .containsEntry("gen_ai.provider.name", "vllm")
           .containsEntry("gen_ai.request.model", "meta-llama/Llama-3.1-8B-Instruct");
       assertThat(r.exportedHistograms()).extracting(ExportedHistogram::name).containsExactly(
-          "gen_ai.server.time_to_first_token", "gen_ai.server.time_per_output_token",
+          "gen_ai.server.time_to_first_token", "gputop.inference.inter_token_latency",
           "gen_ai.server.request.duration", "gputop.inference.request.queue.duration");
       // The server restarts: counters go back to t0's values; the start time moves.
       clock.advanceSeconds(10);

@@ -85,7 +85,10 @@ public final class InferenceMetrics implements AutoCloseable {
     doubleGauge(meter, "ttft_approx.mean", "s",
         "Approximate mean time to first token (mean queue time + mean prefill batch time) for "
             + "engines without a TTFT histogram (TGI).", ServerStats::ttftApproxMean);
-    latency(meter, "itl", "Inter-token latency", ServerStats::itl);
+    latency(meter, "itl", "Inter-token latency (per token: the gap between two output tokens)",
+        ServerStats::itl);
+    latency(meter, "tpot", "Time per output token (per request: decode time / output tokens after "
+        + "the first)", ServerStats::tpot);
     latency(meter, "e2e", "End-to-end request latency", ServerStats::e2e);
     latency(meter, "queue", "Time waiting before scheduling", ServerStats::queue);
     doubleGauge(meter, "failed_request.rate", "{request}/s",

@@ -37,13 +37,13 @@ class SnapshotBuilderTest {
     assertThat(fieldNames(entry)).containsExactly("name", "engine", "url", "source", "state",
         "error", "gpus", "pids", "running", "waiting", "kvCacheUsage", "prefixHitRatio",
         "requestsPerSecond", "promptTokensPerSecond", "generationTokensPerSecond",
-        "preemptionsPerSecond", "ttft", "itl", "e2e", "queue", "ttftApproxMean", "failedRequestsPerSecond", "specDecodeAcceptanceRate", "prefill", "decode", "slo", "models");
+        "preemptionsPerSecond", "ttft", "itl", "tpot", "e2e", "queue", "ttftApproxMean", "failedRequestsPerSecond", "specDecodeAcceptanceRate", "prefill", "decode", "slo", "models");
     assertThat(entry.get("running").asInt()).isEqualTo(5);
     assertThat(entry.get("ttft").get("p99").asDouble()).isEqualTo(0.4);
     JsonNode model = entry.get("models").get(1);
     assertThat(fieldNames(model)).containsExactly("name", "engine", "state", "error", "running",
         "waiting", "kvCacheUsage", "prefixHitRatio", "requestsPerSecond", "promptTokensPerSecond",
-        "generationTokensPerSecond", "preemptionsPerSecond", "ttft", "itl", "e2e", "queue",
+        "generationTokensPerSecond", "preemptionsPerSecond", "ttft", "itl", "tpot", "e2e", "queue",
         "ttftApproxMean", "failedRequestsPerSecond", "specDecodeAcceptanceRate", "prefill", "decode", "slo");
     assertThat(model.get("name").asText()).isEqualTo("b");
     assertThat(model.get("running").isNull()).isTrue();
