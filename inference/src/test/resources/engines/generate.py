@@ -555,8 +555,8 @@ def vllm_2026(folder, ray=False):
         "failedRequestsPerSecond": rate(2),  # error 2 (an abort is the client's, not a failure)
         "abortedRequestsPerSecond": rate(1),  # abort 1
         "specDecodeAcceptanceRate": 600 / 1000,
-        "ttft": latency(ttft), "itl": latency(itl), "e2e": latency(e2e), "queue": latency(queue),
-        "prefill": latency(prefill), "decode": latency(decode),
+        "ttft": latency(ttft), "itl": latency(itl), "tpot": latency(tpot), "e2e": latency(e2e),
+        "queue": latency(queue), "prefill": latency(prefill), "decode": latency(decode),
     })
 
 
@@ -714,7 +714,7 @@ def sglang_2026(folder, by_priority=False, ray=False):
         # SGLang counts aborts only (client disconnects and scheduler aborts alike): no failures.
         "failedRequestsPerSecond": NA, "abortedRequestsPerSecond": rate(2),
         "specDecodeAcceptanceRate": NA,
-        "ttft": latency(ttft), "itl": latency(itl), "e2e": latency(e2e), "queue": latency([queue[0]]),
+        "ttft": latency(ttft), "itl": latency(itl), "tpot": NA, "e2e": latency(e2e), "queue": latency([queue[0]]),
         "prefill": NA, "decode": NA,
     })
 
@@ -784,7 +784,7 @@ def tgi_337(folder):
         "generationTokensPerSecond": rate(4000), "preemptionsPerSecond": NA,
         "failedRequestsPerSecond": rate(3), "abortedRequestsPerSecond": rate(1),  # err dropped: the client
         "specDecodeAcceptanceRate": NA,
-        "ttft": NA, "itl": latency([tpot]), "e2e": latency([e2e]), "queue": q,
+        "ttft": NA, "itl": NA, "tpot": latency([tpot]), "e2e": latency([e2e]), "queue": q,
         "ttftApproxMean": q["mean"] + p["mean"],
         "prefill": NA, "decode": NA,
     })
@@ -848,7 +848,7 @@ def llamacpp_2026(folder):
         "generationTokensPerSecond": rate(1100), "preemptionsPerSecond": NA,
         "failedRequestsPerSecond": NA, "abortedRequestsPerSecond": NA,
         "specDecodeAcceptanceRate": 1200 / 1600,
-        "ttft": NA, "itl": NA, "e2e": NA, "queue": NA, "prefill": NA, "decode": NA,
+        "ttft": NA, "itl": NA, "tpot": NA, "e2e": NA, "queue": NA, "prefill": NA, "decode": NA,
     })
 
 
@@ -914,7 +914,7 @@ def trtllm_2026(folder):
         "generationTokensPerSecond": NA, "preemptionsPerSecond": NA,
         "failedRequestsPerSecond": rate(2), "abortedRequestsPerSecond": rate(1),
         "specDecodeAcceptanceRate": 650 / 1000,
-        "ttft": latency([ttft]), "itl": latency([tpot]), "e2e": latency([e2e]), "queue": latency([queue]),
+        "ttft": latency([ttft]), "itl": NA, "tpot": latency([tpot]), "e2e": latency([e2e]), "queue": latency([queue]),
         "prefill": NA, "decode": NA,
     })
 
@@ -943,7 +943,7 @@ def trtllm_11(folder):
         "requestsPerSecond": rate(20), "promptTokensPerSecond": NA,
         "generationTokensPerSecond": NA, "preemptionsPerSecond": NA,
         "failedRequestsPerSecond": NA, "abortedRequestsPerSecond": NA, "specDecodeAcceptanceRate": NA,
-        "ttft": latency([ttft]), "itl": latency([tpot]), "e2e": latency([e2e]), "queue": latency([queue]),
+        "ttft": latency([ttft]), "itl": NA, "tpot": latency([tpot]), "e2e": latency([e2e]), "queue": latency([queue]),
         "prefill": NA, "decode": NA,
     })
 
@@ -1016,7 +1016,7 @@ def trtllm_2026_050f(folder):
         "generationTokensPerSecond": rate(4000), "preemptionsPerSecond": NA,
         "failedRequestsPerSecond": rate(2), "abortedRequestsPerSecond": rate(1),
         "specDecodeAcceptanceRate": 700 / 1000,  # the iteration counters, not the per-position ones
-        "ttft": latency([ttft]), "itl": latency([tpot]), "e2e": latency([e2e]), "queue": latency([queue]),
+        "ttft": latency([ttft]), "itl": NA, "tpot": latency([tpot]), "e2e": latency([e2e]), "queue": latency([queue]),
         "prefill": latency([prefill]), "decode": latency([decode]),
     })
 
@@ -1089,7 +1089,7 @@ def triton_trtllm(folder):
         "generationTokensPerSecond": rate(20 * 200), "preemptionsPerSecond": NA,
         "failedRequestsPerSecond": rate(1), "abortedRequestsPerSecond": rate(1),  # BACKEND 1; CANCELED 1
         "specDecodeAcceptanceRate": NA,
-        "ttft": latency([first["tensorrt_llm"]], scale=0.001), "itl": NA,
+        "ttft": latency([first["tensorrt_llm"]], scale=0.001), "itl": NA, "tpot": NA,
         # The µs duration counters are sums without a distribution: not read (N/A).
         "e2e": NA, "queue": NA,
         "prefill": NA, "decode": NA,
@@ -1150,7 +1150,7 @@ def dynamo_frontend(folder):
         "generationTokensPerSecond": rate(4100), "preemptionsPerSecond": NA,
         "failedRequestsPerSecond": rate(1), "abortedRequestsPerSecond": rate(1),  # internal 1; cancelled 1
         "specDecodeAcceptanceRate": NA,
-        "ttft": latency([ttft]), "itl": latency([itl]), "e2e": latency([e2e]), "queue": NA,
+        "ttft": latency([ttft]), "itl": latency([itl]), "tpot": NA, "e2e": latency([e2e]), "queue": NA,
         "prefill": NA, "decode": NA,
     })
 
@@ -1228,7 +1228,7 @@ def lmdeploy_016(folder):
         # finished_reason: INTERNAL_ENGINE_ERROR 1 failed, CANCEL 1 aborted.
         "failedRequestsPerSecond": rate(1), "abortedRequestsPerSecond": rate(1),
         "specDecodeAcceptanceRate": 420 / 600,
-        "ttft": latency(ttft), "itl": latency(itl), "e2e": latency(e2e), "queue": latency(queue),
+        "ttft": latency(ttft), "itl": latency(itl), "tpot": latency(tpot), "e2e": latency(e2e), "queue": latency(queue),
         "prefill": latency(prefill), "decode": latency(decode),
     })
 
@@ -1265,7 +1265,7 @@ def tei_19(folder):
         "generationTokensPerSecond": NA, "preemptionsPerSecond": NA,
         "failedRequestsPerSecond": rate(2), "abortedRequestsPerSecond": rate(1),  # err dropped
         "specDecodeAcceptanceRate": NA,
-        "ttft": NA, "itl": NA, "e2e": latency([e2e]), "queue": latency([queue]),
+        "ttft": NA, "itl": NA, "tpot": NA, "e2e": latency([e2e]), "queue": latency([queue]),
         "prefill": NA, "decode": NA,
     })
 

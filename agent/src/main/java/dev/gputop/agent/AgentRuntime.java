@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.gputop.config.AgentConfig;
 import dev.gputop.config.Clock;
 import dev.gputop.config.ConfigException;
+import dev.gputop.config.ExportedCounter;
 import dev.gputop.config.ExportedHistogram;
 import dev.gputop.config.HealthStatus;
 import dev.gputop.config.Receiver;
@@ -158,7 +159,7 @@ public final class AgentRuntime implements AutoCloseable {
       failedToStart = Collections.unmodifiableMap(failed);
       running = List.copyOf(rs);
       if (histogramProducer != null) {
-        histogramProducer.bind(this::exportedHistograms);
+        histogramProducer.bind(this::exportedHistograms, this::exportedCounters);
       }
       Running previous = null;
       for (Running r : rs) {
@@ -248,6 +249,19 @@ public final class AgentRuntime implements AutoCloseable {
         out.addAll(r.receiver.exportedHistograms());
       } catch (RuntimeException e) {
         r.throttled("exportedHistograms()", e);
+      }
+    }
+    return out;
+  }
+
+  /** Every receiver's monotonic sums with start times of their own, concatenated. Never does I/O. */
+  public List<ExportedCounter> exportedCounters() {
+    List<ExportedCounter> out = new ArrayList<>();
+    for (Running r : runningReceivers()) {
+      try {
+        out.addAll(r.receiver.exportedCounters());
+      } catch (RuntimeException e) {
+        r.throttled("exportedCounters()", e);
       }
     }
     return out;

@@ -1,5 +1,6 @@
 package dev.gputop.agent;
 
+import dev.gputop.config.ExportedCounter;
 import dev.gputop.config.ExportedHistogram;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.common.Attributes;
@@ -7,13 +8,16 @@ import io.opentelemetry.api.common.AttributesBuilder;
 import io.opentelemetry.sdk.common.InstrumentationScopeInfo;
 import io.opentelemetry.sdk.metrics.data.AggregationTemporality;
 import io.opentelemetry.sdk.metrics.data.DoubleExemplarData;
+import io.opentelemetry.sdk.metrics.data.DoublePointData;
 import io.opentelemetry.sdk.metrics.data.HistogramData;
 import io.opentelemetry.sdk.metrics.data.HistogramPointData;
 import io.opentelemetry.sdk.metrics.data.MetricData;
 import io.opentelemetry.sdk.metrics.export.MetricProducer;
 // internal: MetricData has no public factory in SDK 1.66 (HistogramData and HistogramPointData
 // do, and are used); ImmutableMetricData.createDoubleHistogram is what the SDK's own producers use.
+import io.opentelemetry.sdk.metrics.internal.data.ImmutableDoublePointData;
 import io.opentelemetry.sdk.metrics.internal.data.ImmutableMetricData;
+import io.opentelemetry.sdk.metrics.internal.data.ImmutableSumData;
 import io.opentelemetry.sdk.resources.Resource;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -30,7 +34,8 @@ import java.util.logging.Logger;
 
 /**
  * Re-exports the receivers' {@link ExportedHistogram}s (the inference servers' own histograms,
- * with their bucket boundaries) as cumulative OpenTelemetry explicit-bucket histograms. The
+ * with their bucket boundaries) as cumulative OpenTelemetry explicit-bucket histograms, and their
+ * {@link ExportedCounter}s as monotonic cumulative sums with start times of their own. The
  * OpenTelemetry API has no asynchronous histogram, so this is an SDK {@link MetricProducer}:
  * register it with {@code SdkMeterProviderBuilder.registerMetricProducer} while the SDK is built,
  * then hand it to {@link AgentRuntime.Builder#setHistogramProducer}, which binds it to the
@@ -50,6 +55,7 @@ public final class ExportedHistogramProducer implements MetricProducer {
       InstrumentationScopeInfo.builder("dev.gputop.agent").setVersion(Main.version()).build();
 
   private final AtomicReference<Supplier<List<ExportedHistogram>>> source = new AtomicReference<>();
+  private final AtomicReference<Supplier<List<ExportedCounter>>> counterSource = new AtomicReference<>();
 
   /** Attribute keys by name: a handful (server, engine, model, the pod's). */
   private static final Map<String, AttributeKey<String>> KEYS = new ConcurrentHashMap<>();
@@ -67,9 +73,16 @@ public final class ExportedHistogramProducer implements MetricProducer {
     source.set(histograms);
   }
 
+  /** Points this producer at the histograms and the monotonic sums to export. */
+  public void bind(Supplier<List<ExportedHistogram>> histograms, Supplier<List<ExportedCounter>> counters) {
+    counterSource.set(counters);
+    source.set(histograms);
+  }
+
   /** Stops producing. */
   public void unbind() {
     source.set(null);
+    counterSource.set(null);
     lastAttributes = new IdentityHashMap<>();
   }
 
@@ -99,7 +112,46 @@ public final class ExportedHistogramProducer implements MetricProducer {
       }
       return a;
     });
+    Supplier<List<ExportedCounter>> c = counterSource.get();
+    if (c != null) {
+      try {
+        out.addAll(countersToMetricData(resource, c.get(), map -> {
+          Attributes a = made.get(map);
+          if (a == null) {
+            a = last.get(map);
+            if (a == null) {
+              a = attributes(map);
+            }
+            made.put(map, a);
+          }
+          return a;
+        }));
+      } catch (RuntimeException e) {
+        logger.log(Level.WARNING, "counters could not be read; none exported this time", e);
+      }
+    }
     lastAttributes = made;
+    return out;
+  }
+
+  /** Groups counter points by name into monotonic cumulative sums, each with its own start time. */
+  static List<MetricData> countersToMetricData(Resource resource, List<ExportedCounter> counters,
+      Function<Map<String, String>, Attributes> attributes) {
+    Map<String, List<ExportedCounter>> byName = new LinkedHashMap<>();
+    for (ExportedCounter c : counters) {
+      byName.computeIfAbsent(c.name(), k -> new ArrayList<>()).add(c);
+    }
+    List<MetricData> out = new ArrayList<>(byName.size());
+    for (Map.Entry<String, List<ExportedCounter>> e : byName.entrySet()) {
+      ExportedCounter first = e.getValue().get(0);
+      List<DoublePointData> points = new ArrayList<>(e.getValue().size());
+      for (ExportedCounter c : e.getValue()) {
+        points.add(ImmutableDoublePointData.create(
+            c.startEpochNanos(), c.epochNanos(), attributes.apply(c.attributes()), c.value()));
+      }
+      out.add(ImmutableMetricData.createDoubleSum(resource, SCOPE, e.getKey(), first.description(),
+          first.unit(), ImmutableSumData.create(true, AggregationTemporality.CUMULATIVE, points)));
+    }
     return out;
   }
 

@@ -191,7 +191,7 @@ class DemoReplicasIT {
         .containsEntry("deployment.environment", "it").containsKey("host.name").containsKey("service.version");
 
     for (String name : List.of("gputop.inference.up", "gputop.inference.requests.running",
-        "gputop.inference.requests.waiting", "gputop.inference.kv_cache.usage", "gputop.inference.request.rate",
+        "gputop.inference.requests.waiting", "gputop.inference.kv_cache.usage_ratio", "gputop.inference.request.rate",
         "gputop.inference.generation_tokens.rate", "gputop.inference.ttft", "gputop.inference.itl",
         "gputop.inference.e2e")) {
       assertThat(otlp.latest(name)).as(name).isNotEmpty();

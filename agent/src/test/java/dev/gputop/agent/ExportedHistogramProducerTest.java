@@ -3,6 +3,7 @@ package dev.gputop.agent;
 import static io.opentelemetry.sdk.testing.assertj.OpenTelemetryAssertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.gputop.config.ExportedCounter;
 import dev.gputop.config.ExportedHistogram;
 import dev.gputop.config.PodIdentity;
 import io.opentelemetry.api.common.AttributeKey;
@@ -63,6 +64,38 @@ class ExportedHistogramProducerTest {
     current.set(List.of(refreshed));
     assertThat(producer.produce(resource).iterator().next().getHistogramData().getPoints().iterator().next()
         .getAttributes()).isNotSameAs(first);
+  }
+
+  @Test
+  void produce_boundCountersAreMonotonicCumulativeSumsWithTheirOwnStartTimes() {
+    InMemoryMetricReader reader = InMemoryMetricReader.create();
+    ExportedHistogramProducer producer = new ExportedHistogramProducer();
+    long later = START + 7_000_000_000L;
+    List<ExportedCounter> counters = List.of(
+        new ExportedCounter("gputop.inference.requests", "Requests", "{request}",
+            Map.of("server", "a", "outcome", "success"), START, NOW, 120),
+        new ExportedCounter("gputop.inference.requests", "Requests", "{request}",
+            Map.of("server", "a", "outcome", "error"), START, NOW, 3),
+        new ExportedCounter("gputop.inference.requests", "Requests", "{request}",
+            Map.of("server", "b", "outcome", "success"), later, NOW, 0));
+    try (SdkMeterProvider p =
+        SdkMeterProvider.builder().registerMetricReader(reader).registerMetricProducer(producer).build()) {
+      producer.bind(List::of, () -> counters);
+      Collection<MetricData> metrics = reader.collectAllMetrics();
+      assertThat(metrics).singleElement().satisfies(m -> assertThat(m)
+          .hasName("gputop.inference.requests")
+          .hasUnit("{request}")
+          .hasInstrumentationScope(ExportedHistogramProducer.SCOPE)
+          .hasDoubleSumSatisfying(sum -> sum.isMonotonic().isCumulative().hasPointsSatisfying(
+              pt -> pt.hasAttributes(Attributes.builder().put("server", "a").put("outcome", "success").build())
+                  .hasStartEpochNanos(START).hasEpochNanos(NOW).hasValue(120),
+              pt -> pt.hasAttributes(Attributes.builder().put("server", "a").put("outcome", "error").build())
+                  .hasValue(3),
+              pt -> pt.hasAttributes(Attributes.builder().put("server", "b").put("outcome", "success").build())
+                  .hasStartEpochNanos(later).hasValue(0))));
+      producer.unbind();
+      assertThat(reader.collectAllMetrics()).isEmpty();
+    }
   }
 
   @Test

@@ -187,6 +187,9 @@ class PrometheusTextWriterTest {
             .contains("server=\"vllm-dp2\"", "server=\"sglang-tp2\"", "server=\"tgi\"", "server=\"llamacpp\"",
                 "server=\"trtllm\"")
             .contains("# TYPE gen_ai_server_time_to_first_token_seconds histogram\n")
+            // The servers' monotonic totals, sums with start times of their own.
+            .contains("# TYPE gputop_inference_requests_total counter\n",
+                "gputop_inference_requests_total{engine=\"vllm\",outcome=\"success\",server=\"vllm-dp2\"} 0")
             .contains("pod=\"chat-0\"", "namespace=\"llm\"", "container=\"vllm\"", "k8s_pod_uid=\"uid-chat-0\"")
             .contains("# HELP target_info Target metadata\n", "k8s_node_name=\"node-7\"")
             .contains("hw_")
@@ -194,6 +197,80 @@ class PrometheusTextWriterTest {
             .doesNotContain("k8s_pod_name", "k8s_namespace_name");
         assertThat(text.lines().count()).isGreaterThan(500);
       }
+    }
+  }
+
+  /**
+   * docs/metrics.md is the contract both ways: the inference receiver over every demo engine, a
+   * server of two models and SLO targets, and the NVML receiver over a fake GPU with faults, each
+   * refreshed three times on a manual clock, write every documented series and nothing else
+   * (but for the few this setup can't cause, each said why).
+   */
+  @Test
+  void everySeriesOnMetricsIsInDocsMetricsMd_andEveryRowOfItIsOnMetrics() throws Exception {
+    Path nvml = FakeNvmlLibrary.path().resolveSibling("libfake-nvml-doc.so");
+    Files.copy(FakeNvmlLibrary.path(), nvml, StandardCopyOption.REPLACE_EXISTING);
+    FakeNvmlLibrary.Control fake = Native.load(nvml.toString(), FakeNvmlLibrary.Control.class);
+    fake.fake_nvml_reset(2);
+    fake.fake_nvml_add_process(0, 4242, 3L << 30);
+    fake.fake_nvml_set(0, "nvlink.count", 2); // GPU 0: NVLink; GPU 1: a GPU that retires pages
+    fake.fake_nvml_set(1, "memory.retirement", 1);
+    fake.fake_nvml_set(1, "retired.sbe", 5);
+    fake.fake_nvml_set(1, "retired.pending", 1);
+    dev.gputop.testing.ManualClock clock = new dev.gputop.testing.ManualClock();
+    java.util.concurrent.atomic.AtomicInteger scrapes = new java.util.concurrent.atomic.AtomicInteger();
+    com.sun.net.httpserver.HttpServer twoModels = com.sun.net.httpserver.HttpServer.create(
+        new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0), 0);
+    twoModels.createContext("/metrics", ex -> {
+      int k = scrapes.incrementAndGet();
+      byte[] body = ("# TYPE vllm:num_requests_running gauge\n"
+          + "vllm:num_requests_running{model_name=\"a\"} 9\nvllm:num_requests_running{model_name=\"b\"} 4\n"
+          + "# TYPE vllm:request_success counter\n"
+          + "vllm:request_success_total{finished_reason=\"stop\",model_name=\"a\"} " + 10 * k + "\n"
+          + "vllm:request_success_total{finished_reason=\"stop\",model_name=\"b\"} " + 3 * k + "\n"
+          + "# TYPE vllm:spec_decode_num_draft_tokens counter\n"
+          + "vllm:spec_decode_num_draft_tokens_total{model_name=\"a\"} " + 100 * k + "\n"
+          + "# TYPE vllm:spec_decode_num_accepted_tokens counter\n"
+          + "vllm:spec_decode_num_accepted_tokens_total{model_name=\"a\"} " + 70 * k + "\n")
+          .getBytes(StandardCharsets.UTF_8);
+      ex.getResponseHeaders().set("Content-Type", "text/plain; version=0.0.4");
+      ex.sendResponseHeaders(200, body.length);
+      ex.getResponseBody().write(body);
+      ex.close();
+    });
+    twoModels.start();
+    ExportedHistogramProducer producer = new ExportedHistogramProducer();
+    try (DemoReplicas replicas = DemoReplicas.builder().seed(7).clock(clock).restarts(false).start();
+        Both both = new Both(Resource.getDefault(), producer)) {
+      StringBuilder yaml = new StringBuilder("refresh:\n  normal: 5s\nlisten: 127.0.0.1:0\nnvml:\n  library: ")
+          .append(nvml).append("\ninference:\n  slo:\n    ttft: 1s\n    itl: 100ms\n    e2e: 20s\n    queue: 1s\n")
+          .append("  discovery:\n    enabled: false\n  endpoints:\n")
+          .append("    - name: two-models\n      url: http://127.0.0.1:").append(twoModels.getAddress().getPort())
+          .append("/metrics\n");
+      for (Replica r : replicas.replicas()) {
+        yaml.append("    - name: ").append(r.name()).append("\n      url: ").append(r.url()).append('\n');
+      }
+      AgentConfig config = new ConfigLoader().parse(yaml.toString(), Map.of());
+      OpenTelemetrySdk sdk = OpenTelemetrySdk.builder().setMeterProvider(both.provider).build();
+      dev.gputop.testing.TestReceiverContext context = new dev.gputop.testing.TestReceiverContext(config, sdk, clock);
+      try (dev.gputop.config.Receiver gpus = new dev.gputop.nvml.NvmlReceiverProvider().create(context);
+          dev.gputop.config.Receiver inference = new dev.gputop.inference.InferenceReceiverProvider().create(context)) {
+        producer.bind(inference::exportedHistograms, inference::exportedCounters);
+        for (int i = 0; i < 3; i++) {
+          gpus.refresh();
+          inference.refresh();
+          clock.advance(Duration.ofSeconds(5));
+        }
+        String text = both.assertSameBytes();
+        assertThat(text).contains("gputop_inference_model_requests_running{engine=\"vllm\",model=\"a\",server=\"two-models\"} 9");
+        MetricsDoc.assertMatches(text, Map.of(
+            "gputop_agent_export_failed_exports_total", "the standalone agent's, counted when an OTLP export fails (OtlpExportOutageTest)",
+            "gputop_agent_export_dropped_points_total", "the standalone agent's, counted when an OTLP export fails (OtlpExportOutageTest)"));
+      } finally {
+        producer.unbind();
+      }
+    } finally {
+      twoModels.stop(0);
     }
   }
 

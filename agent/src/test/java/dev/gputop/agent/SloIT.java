@@ -235,7 +235,7 @@ class SloIT {
 
   @Test
   void otlp_attainmentAndBurnRateBySlo() {
-    Map<String, Double> attainment = otlpValues("gputop.inference.slo.attainment");
+    Map<String, Double> attainment = otlpValues("gputop.inference.slo.attainment_ratio");
     Map<String, Double> burn = otlpValues("gputop.inference.slo.burn_rate");
     assertThat(attainment.keySet()).isEqualTo(expected().keySet());
     assertThat(burn.keySet()).isEqualTo(expected().keySet());
@@ -243,7 +243,7 @@ class SloIT {
       assertThat(attainment.get(k)).as(k).isCloseTo(v, within(EPS));
       assertThat(burn.get(k)).as(k).isCloseTo(burn(v), within(1e-6));
     });
-    assertThat(otlp.latest("gputop.inference.slo.attainment").get(0).metric().getUnit()).isEqualTo("1");
+    assertThat(otlp.latest("gputop.inference.slo.attainment_ratio").get(0).metric().getUnit()).isEqualTo("1");
   }
 
   /** Every sample of /metrics as "name{labels}" → value. */
@@ -283,11 +283,11 @@ class SloIT {
     assertThat(first).containsKeys(bucket, count);
     double promql = (second.get(bucket) - first.get(bucket)) / (second.get(count) - first.get(count));
     assertThat(promql).isCloseTo(0.8, within(EPS));
-    assertThat(second.get("gputop_inference_slo_attainment{engine=vllm, server=slo-a, slo=ttft}"))
+    assertThat(second.get("gputop_inference_slo_attainment_ratio{engine=vllm, server=slo-a, slo=ttft}"))
         .isCloseTo(promql, within(EPS));
     assertThat(second.get("gputop_inference_slo_burn_rate{engine=vllm, server=slo-a, slo=ttft}"))
         .isCloseTo(burn(promql), within(1e-6));
-    assertThat(second.get("gputop_inference_slo_attainment{engine=vllm, server=slo-b, slo=e2e}"))
+    assertThat(second.get("gputop_inference_slo_attainment_ratio{engine=vllm, server=slo-b, slo=e2e}"))
         .isCloseTo(0.9, within(EPS));
   }
 }

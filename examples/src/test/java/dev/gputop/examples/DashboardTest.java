@@ -141,8 +141,8 @@ class DashboardTest {
         "Servers", "Latency: $server", "TTFT: $server", "Requests: $server", "Generation throughput: $server",
         "KV cache: $server", "GPUs of $server", "GPUs", "GPU processes", "GPU utilization", "GPU memory", "GPU power",
         "Fleet TTFT", "Fleet ITL", "Fleet E2E latency");
-    assertThat(String.join("\n", byTitle.get("Servers"))).contains("gputop_inference_up", "state",
-        "gputop_inference_requests_waiting", "gputop_inference_kv_cache_usage", "quantile=\"0.5\"", "quantile=\"0.99\"",
+    assertThat(String.join("\n", byTitle.get("Servers"))).contains("gputop_inference_server_state", "state",
+        "gputop_inference_requests_waiting", "gputop_inference_kv_cache_usage_ratio", "quantile=\"0.5\"", "quantile=\"0.99\"",
         "gputop_inference_itl_seconds", "gputop_inference_e2e_seconds", "gputop_inference_request_rate_per_second",
         "gputop_inference_generation_tokens_rate_per_second");
     assertThat(String.join("\n", byTitle.get("Latency: $server"))).contains("mean_seconds", "quantile=\"0.5\"",
@@ -150,7 +150,13 @@ class DashboardTest {
     assertThat(String.join("\n", byTitle.get("GPU processes"))).contains("gputop_gpu_process_memory_usage_bytes", "server");
     for (String fleet : List.of("Fleet TTFT", "Fleet ITL", "Fleet E2E latency")) {
       assertThat(byTitle.get(fleet)).allSatisfy(e -> assertThat(e).startsWith("histogram_quantile(")
-          .contains("sum by (le) (rate(gen_ai_server_").contains("_bucket[$__rate_interval]"));
+          .containsPattern("sum by \\(le\\) \\(rate\\((gen_ai_server_|gputop_inference_inter_token_latency_)")
+          .contains("_bucket[$__rate_interval]"));
+    }
+    // ITL is per token, the semantic convention's TPOT per request: the ITL panels read ITL only.
+    for (String itl : List.of("Fleet ITL")) {
+      assertThat(byTitle.get(itl)).allSatisfy(e -> assertThat(e)
+          .contains("gputop_inference_inter_token_latency_seconds_bucket").doesNotContain("time_per_output_token"));
     }
     String note = dashboard.panels().stream().filter(p -> p.path("type").asText().equals("text"))
         .map(p -> p.path("options").path("content").asText()).findFirst().orElse("");
@@ -164,7 +170,7 @@ class DashboardTest {
       byTitle.computeIfAbsent(q.panelTitle(), k -> new ArrayList<>()).add(q.expr());
     }
     assertThat(String.join("\n", byTitle.get("SLO attainment (agents, over inference.window)")))
-        .contains("gputop_inference_slo_attainment{");
+        .contains("gputop_inference_slo_attainment_ratio{");
     assertThat(String.join("\n", byTitle.get("SLO burn rate (agents)"))).contains("gputop_inference_slo_burn_rate{");
     // The Prometheus side reads the recording rules of examples/prometheus/slo.yml.
     List<String> recorded = new ArrayList<>();

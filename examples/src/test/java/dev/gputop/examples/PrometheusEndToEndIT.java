@@ -80,6 +80,17 @@ class PrometheusEndToEndIT {
   /** A vLLM that misses its SLOs: 80% of requests within the TTFT target, 90% within the ITL target. */
   private static com.sun.net.httpserver.HttpServer sloBreach;
   private static final java.util.concurrent.atomic.AtomicLong sloSteps = new java.util.concurrent.atomic.AtomicLong(9);
+  /** A vLLM serving two models: 9 and 4 requests running, 10 and 3 more finished per scrape. */
+  private static com.sun.net.httpserver.HttpServer twoModels;
+  private static final java.util.concurrent.atomic.AtomicLong twoModelScrapes = new java.util.concurrent.atomic.AtomicLong();
+  /**
+   * A vLLM that finishes 10 requests between any two scrapes and restarts at scrape {@value
+   * #RESTART_AT}: its counter goes from 1000 + 10 n down to 10 and grows by 10 again. So after the
+   * agent's k-th scrape its total is exactly 10 (k - 1), the restart included.
+   */
+  private static com.sun.net.httpserver.HttpServer restarting;
+  private static final java.util.concurrent.atomic.AtomicLong restartingScrapes = new java.util.concurrent.atomic.AtomicLong();
+  private static final int RESTART_AT = 8;
   private static final List<Background> processes = new ArrayList<>();
   private static PrometheusApi prometheus;
   private static String agentInstance;
@@ -148,6 +159,9 @@ class PrometheusEndToEndIT {
     });
     sloBreach.start();
 
+    twoModels = serve(() -> twoModelsExposition(twoModelScrapes.incrementAndGet()));
+    restarting = serve(() -> restartingExposition(restartingScrapes.incrementAndGet()));
+
     // The agent.
     int agentPort = freePortBlock(1);
     int nobodyListens = freePortBlock(1);
@@ -175,6 +189,10 @@ class PrometheusEndToEndIT {
         "      url: http://127.0.0.1:" + nobodyListens + "/metrics",
         "    - name: slo-breach",
         "      url: http://127.0.0.1:" + sloBreach.getAddress().getPort() + "/metrics",
+        "    - name: two-models",
+        "      url: http://127.0.0.1:" + twoModels.getAddress().getPort() + "/metrics",
+        "    - name: restarting",
+        "      url: http://127.0.0.1:" + restarting.getAddress().getPort() + "/metrics",
         // The targets and objective slo.yml assumes, so the agent's attainment and the rules' agree.
         "  slo:",
         "    ttft: 1s",
@@ -249,6 +267,12 @@ class PrometheusEndToEndIT {
     }
     if (sloBreach != null) {
       sloBreach.stop(0);
+    }
+    if (twoModels != null) {
+      twoModels.stop(0);
+    }
+    if (restarting != null) {
+      restarting.stop(0);
     }
     if (work != null) {
       try (var files = Files.walk(work)) {
@@ -358,7 +382,7 @@ class PrometheusEndToEndIT {
     for (String[] c : new String[][] {{"ttft", "0.8"}, {"itl", "0.9"}}) {
       String sel = "{server=\"slo-breach\", slo=\"" + c[0] + "\"}";
       double recorded = value(prometheus.query("gputop:slo_attainment:ratio_rate5m" + sel));
-      double agent = value(prometheus.query("gputop_inference_slo_attainment" + sel));
+      double agent = value(prometheus.query("gputop_inference_slo_attainment_ratio" + sel));
       assertThat(recorded).as("recorded " + c[0]).isCloseTo(Double.parseDouble(c[1]), org.assertj.core.api.Assertions.within(1e-9));
       assertThat(agent).as("agent " + c[0]).isCloseTo(recorded, org.assertj.core.api.Assertions.within(1e-9));
       double burn = value(prometheus.query("gputop_inference_slo_burn_rate" + sel));
@@ -382,9 +406,124 @@ class PrometheusEndToEndIT {
     assertThat(states.get("GputopSloSlowBurn")).as(states.toString()).contains("slo-breach ttft=firing", "slo-breach itl=firing");
   }
 
+  @Test
+  void aTwoModelServer_isCountedOnce_sumByServerIsItsValue_itsModelsAddUpToIt() {
+    assertThat(value(prometheus.query("sum by (server) (gputop_inference_requests_running{server=\"two-models\"})")))
+        .as("the server family holds the server once").isEqualTo(13);
+    assertThat(prometheus.query("gputop_inference_requests_running{server=\"two-models\"}"))
+        .singleElement().satisfies(r -> assertThat(r.path("metric").has("model")).isFalse());
+    Map<String, Double> perModel = new TreeMap<>();
+    for (JsonNode r : prometheus.query("gputop_inference_model_requests_running{server=\"two-models\"}")) {
+      perModel.put(r.path("metric").path("model").asText(), Double.parseDouble(r.path("value").get(1).asText()));
+    }
+    assertThat(perModel).containsExactly(Map.entry("a", 9.0), Map.entry("b", 4.0));
+    // The fleet's requests running: every server once (the two models are not added on top).
+    double fleet = value(prometheus.query("sum(gputop_inference_requests_running{instance=\"" + agentInstance + "\"})"));
+    double perServer = 0;
+    for (JsonNode r : prometheus.query("gputop_inference_requests_running{instance=\"" + agentInstance + "\"}")) {
+      perServer += Double.parseDouble(r.path("value").get(1).asText());
+    }
+    assertThat(fleet).isEqualTo(perServer);
+    // The counters likewise: the models' success counts add up to the server's.
+    double server = value(prometheus.query("sum(gputop_inference_requests_total{server=\"two-models\", outcome=\"success\"})"));
+    double models = value(prometheus.query("sum(gputop_inference_model_requests_total{server=\"two-models\", outcome=\"success\"})"));
+    assertThat(models).isEqualTo(server).isPositive();
+    assertThat(server % 13).as("13 requests per scrape of the two models together").isZero();
+  }
+
+  @Test
+  void up_isOneSeriesPerServer_andTheStateSetHasOneStateAtOne() {
+    String agent = "instance=\"" + agentInstance + "\"";
+    List<JsonNode> up = prometheus.query("count by (server) (gputop_inference_up{" + agent + "})");
+    assertThat(up).hasSizeGreaterThanOrEqualTo(8)
+        .allSatisfy(r -> assertThat(r.path("value").get(1).asText()).as(r.toString()).isEqualTo("1"));
+    // Over the whole run, too: a state change never made a second series.
+    assertThat(prometheus.query("count by (server) (count_over_time(gputop_inference_up{" + agent + "}[10m]))"))
+        .hasSameSizeAs(up)
+        .allSatisfy(r -> assertThat(r.path("value").get(1).asText()).as("one series over the run: " + r).isEqualTo("1"));
+    assertThat(prometheus.query("count by (server) (group by (server, engine) (gputop_inference_up{" + agent + "}))"))
+        .allSatisfy(r -> assertThat(r.path("value").get(1).asText()).as("one engine per server: " + r).isEqualTo("1"));
+    assertThat(prometheus.query("sum by (server) (gputop_inference_server_state{" + agent + "})"))
+        .hasSameSizeAs(up).allSatisfy(r -> assertThat(r.path("value").get(1).asText()).as(r.toString()).isEqualTo("1"));
+    assertThat(prometheus.query("count by (server) (gputop_inference_server_state{" + agent + "})"))
+        .allSatisfy(r -> assertThat(r.path("value").get(1).asText()).as("every state present: " + r).isEqualTo("3"));
+    assertThat(value(prometheus.query("gputop_inference_up{server=\"unreachable\"}"))).isZero();
+    assertThat(value(prometheus.query("gputop_inference_server_state{server=\"unreachable\", state=\"down\"}"))).isEqualTo(1);
+  }
+
+  @Test
+  void aRestartingServer_itsRequestsCounterNeverGoesBack_andCountsExactlyWhatItCompleted() throws Exception {
+    String series = "gputop_inference_requests_total{server=\"restarting\", outcome=\"success\"}";
+    // Wait (on the data, not the clock) until Prometheus holds a sample from after the restart.
+    long deadline = System.nanoTime() + READY_WITHIN.toNanos();
+    while (prometheus.query(series + " >= " + 10 * (RESTART_AT + 2)).isEmpty()) {
+      assertThat(System.nanoTime()).as(() -> "a sample after the restart; logs:\n" + logs()).isLessThan(deadline);
+      Thread.sleep(500);
+    }
+    assertThat(restartingScrapes.get()).isGreaterThan(RESTART_AT);
+    List<JsonNode> samples = prometheus.query(series + "[10m]");
+    assertThat(samples).hasSize(1);
+    double previous = -1;
+    for (JsonNode v : samples.get(0).path("values")) {
+      double x = Double.parseDouble(v.get(1).asText());
+      // 10 (k - 1) after the agent's k-th scrape: never the server's own 1000 + 10 n, never lower.
+      assertThat(x % 10).as("sample %s", v).isZero();
+      assertThat(x).as("sample %s", v).isGreaterThanOrEqualTo(previous).isLessThan(1000);
+      previous = x;
+    }
+    assertThat(value(prometheus.query("resets(" + series + "[10m])"))).isZero();
+    // increase() over a range that holds the restart: the samples' difference, never a negative
+    // or the server's pre-restart total (Prometheus only extrapolates it to the range's edges).
+    // Prometheus extrapolates at most half an average interval past the first sample and 1.1
+    // past the last one (its extrapolatedRate), so the bound comes from the samples' own spacing.
+    JsonNode values = samples.get(0).path("values");
+    int n = values.size();
+    double first = Double.parseDouble(values.get(0).get(1).asText());
+    double last = Double.parseDouble(values.get(n - 1).get(1).asText());
+    double sampled = values.get(n - 1).get(0).asDouble() - values.get(0).get(0).asDouble();
+    double interval = sampled / (n - 1);
+    double increase = value(prometheus.query("increase(" + series + "[10m])"));
+    assertThat(increase).isGreaterThanOrEqualTo(last - first)
+        .isLessThanOrEqualTo((last - first) * (1 + 1.6 * interval / sampled) + 1e-9);
+  }
+
   private static double value(List<JsonNode> result) {
     assertThat(result).hasSize(1);
     return Double.parseDouble(result.get(0).path("value").get(1).asText());
+  }
+
+  /** A loopback vLLM-like /metrics whose body is made per request. */
+  private static com.sun.net.httpserver.HttpServer serve(java.util.function.Supplier<String> body) throws IOException {
+    com.sun.net.httpserver.HttpServer server = com.sun.net.httpserver.HttpServer.create(
+        new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0), 4);
+    server.createContext("/metrics", exchange -> {
+      byte[] b = body.get().getBytes(StandardCharsets.UTF_8);
+      exchange.getResponseHeaders().set("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
+      exchange.sendResponseHeaders(200, b.length);
+      exchange.getResponseBody().write(b);
+      exchange.close();
+    });
+    server.start();
+    return server;
+  }
+
+  /** two-models' /metrics at scrape k: models a and b, 9 and 4 running, 10 k and 3 k finished. */
+  private static String twoModelsExposition(long k) {
+    return "# TYPE vllm:num_requests_running gauge\n"
+        + "vllm:num_requests_running{engine=\"0\",model_name=\"a\"} 9\n"
+        + "vllm:num_requests_running{engine=\"0\",model_name=\"b\"} 4\n"
+        + "# TYPE vllm:request_success counter\n"
+        + "vllm:request_success_total{engine=\"0\",finished_reason=\"stop\",model_name=\"a\"} " + 10 * k + "\n"
+        + "vllm:request_success_total{engine=\"0\",finished_reason=\"stop\",model_name=\"b\"} " + 3 * k + "\n";
+  }
+
+  /** restarting's /metrics at its n-th response: 1000 + 10 n before the restart, 10 (n - R + 1) after. */
+  private static String restartingExposition(long n) {
+    long finished = n < RESTART_AT ? 1000 + 10 * n : 10 * (n - RESTART_AT + 1);
+    return "# TYPE vllm:num_requests_running gauge\n"
+        + "vllm:num_requests_running{engine=\"0\",model_name=\"m\"} 2\n"
+        + "# TYPE vllm:request_success counter\n"
+        + "vllm:request_success_total{engine=\"0\",finished_reason=\"stop\",model_name=\"m\"} " + finished + "\n";
   }
 
   /** slo-breach's /metrics at scrape k: per step TTFT le 1: 80 of 100, ITL le 0.1: 900 of 1000. */

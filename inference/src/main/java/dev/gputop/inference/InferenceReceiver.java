@@ -2,6 +2,7 @@ package dev.gputop.inference;
 
 import dev.gputop.config.Clock;
 import dev.gputop.config.Endpoint;
+import dev.gputop.config.ExportedCounter;
 import dev.gputop.config.ExportedHistogram;
 import dev.gputop.config.HealthStatus;
 import dev.gputop.config.InferenceConfig;
@@ -26,6 +27,7 @@ import dev.gputop.inference.parse.ParserLimits;
 import dev.gputop.inference.parse.ParserTables;
 import dev.gputop.inference.scrape.ScrapeResult;
 import dev.gputop.inference.scrape.Scraper;
+import dev.gputop.inference.stats.ServerCounters;
 import dev.gputop.inference.stats.ServerStats;
 import dev.gputop.inference.stats.WindowStatistics;
 import dev.gputop.inference.window.ServerWindow;
@@ -141,7 +143,7 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
       InferenceSnapshot last = snapshot.get();
       snapshot.set(new InferenceSnapshot(last.servers(), last.overview(), last.alerts(), last.discovery(),
           HealthStatus.unhealthy(List.of("internal error in the inference receiver: " + e)),
-          last.points(), last.up(), last.histograms(), last.owners(), last.pods()));
+          last.points(), last.up(), last.states(), last.histograms(), last.counters(), last.owners(), last.pods()));
     }
   }
 
@@ -194,7 +196,7 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
       String state = st.state();
       boolean down = "down".equals(state);
       List<String> served = st.window.models();
-      String engine = st.engine.id();
+      String engine = st.engineId;
       // A server's total is matched with its model when it serves one (docs/inference.md).
       String onlyModel = served.size() == 1 && !served.get(0).isEmpty() ? served.get(0) : null;
       ServerStats stats = down ? ServerStats.EMPTY : WindowStatistics.compute(st.window, null,
@@ -207,7 +209,8 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
         }
       }
       out.add(new SnapshotBuilder.Server(t.name(), t.url().toString(), t.source(), t.gpus(), t.pids(),
-          engine, st.engine != Engine.UNKNOWN, state, st.error, stats, models, st.window, t.pod()));
+          engine, st.engine != Engine.UNKNOWN, state, st.error, stats, models, st.window, t.pod(),
+          st.counters));
     }
     // Servers that left discovery (or config) leave now, with everything they held.
     states.keySet().retainAll(live);
@@ -317,6 +320,7 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
       logger.info("inference server " + t.name() + " (" + t.source() + ") at " + t.url());
     }
     return new ServerState(t.name(), CONFIGURED.equals(t.source()),
+        t.found() == null ? Engine.UNKNOWN.id() : t.found().engine(),
         new ExpositionParser(limits, parserTables), new ServerWindow(config.window(), maxScrapes));
   }
 
@@ -333,6 +337,11 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
   @Override
   public List<ExportedHistogram> exportedHistograms() {
     return snapshot.get().histograms();
+  }
+
+  @Override
+  public List<ExportedCounter> exportedCounters() {
+    return snapshot.get().counters();
   }
 
   /** The latest published snapshot. */
@@ -371,17 +380,27 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
     final boolean configured;
     final ExpositionParser parser;
     final ServerWindow window;
+    /** The server's monotonic totals since the agent first read it (docs/metrics.md, "Counters"). */
+    final ServerCounters counters = new ServerCounters();
     static final long RESTART_LOG_INTERVAL_NANOS = 60_000_000_000L;
 
     Engine engine = Engine.UNKNOWN;
+    /**
+     * The {@code engine} of the server's outputs, kept stable (docs/metrics.md, "Identity"): the
+     * engine its latest readable scrape was recognized as, kept while it is down; before the
+     * first, what discovery recognized from the command line, or {@code unknown} for a
+     * configured endpoint.
+     */
+    String engineId;
     long lastRestartLogNanos;
     boolean ok;
     boolean scraped;
     String error;
 
-    ServerState(String name, boolean configured, ExpositionParser parser, ServerWindow window) {
+    ServerState(String name, boolean configured, String engineId, ExpositionParser parser, ServerWindow window) {
       this.name = name;
       this.configured = configured;
+      this.engineId = engineId;
       this.parser = parser;
       this.window = window;
     }
@@ -399,8 +418,9 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
           Exposition e = parser.parse(r.body(), 0, r.length());
           ServerScrape s = mapper.map(e);
           // The scrape's own start on both clocks: the window is keyed by monotonic time.
-          String restart = window.add(r.startNanos(),
-              r.startEpochNanos() > 0 ? r.startEpochNanos() : epoch, s);
+          long scrapeEpoch = r.startEpochNanos() > 0 ? r.startEpochNanos() : epoch;
+          String restart = window.add(r.startNanos(), scrapeEpoch, s);
+          counters.add(scrapeEpoch, s);
           if (restart != null) {
             // A server whose counters flap would log every cycle: once a minute at INFO.
             boolean loud = lastRestartLogNanos == 0 || nanos - lastRestartLogNanos >= RESTART_LOG_INTERVAL_NANOS;
@@ -411,6 +431,7 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
                 "inference server " + name + ": statistics window restarted: " + restart);
           }
           engine = s.engine();
+          engineId = engine.id();
         } catch (ExpositionFormatException ex) {
           failure = "malformed exposition: " + ex.getMessage();
         } catch (RuntimeException ex) {

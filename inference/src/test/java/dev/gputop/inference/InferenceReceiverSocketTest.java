@@ -45,6 +45,14 @@ class InferenceReceiverSocketTest {
         out.write(b);
       }
     });
+    server.createContext("/login", ex -> {
+      byte[] b = "<!DOCTYPE html><html><body>Sign in</body></html>".getBytes(StandardCharsets.UTF_8);
+      ex.getResponseHeaders().set("Content-Type", "text/html");
+      ex.sendResponseHeaders(200, b.length);
+      try (OutputStream out = ex.getResponseBody()) {
+        out.write(b);
+      }
+    });
     server.start();
   }
 
@@ -88,6 +96,29 @@ class InferenceReceiverSocketTest {
       assertThat(gone.error()).isNotBlank();
       assertThat(r.health().state()).isEqualTo(HealthStatus.State.UNHEALTHY);
       assertThat(r.health().reasons()).singleElement().asString().contains("gone");
+    }
+  }
+
+  @Test
+  void anHtmlPageWhereMetricsShouldBe_isAFailedScrape_inStateHealthAlertsAndUp() throws Exception {
+    int port = server.getAddress().getPort();
+    InferenceConfig inference = new InferenceConfig(true, Duration.ofMinutes(1),
+        new DiscoveryConfig(false, DiscoveryConfig.Scope.GPU, "/proc"),
+        List.of(InferenceReceiverTest.endpoint("behind-sso", "http://127.0.0.1:" + port + "/login")),
+        new ScrapeConfig(Duration.ofSeconds(2), 1 << 20, 64 << 10, 200_000, 64, 4));
+    AgentConfig defaults = AgentConfig.defaults();
+    AgentConfig config = new AgentConfig(Duration.ofSeconds(3), "off", inference, defaults.nvml(),
+        defaults.kubernetes());
+    TestReceiverContext context = new TestReceiverContext(config, clock);
+    try (InferenceReceiver r = (InferenceReceiver) new InferenceReceiverProvider().create(context)) {
+      r.refresh();
+      ServerEntry e = r.snapshot().servers().get(0);
+      assertThat(e.state()).isEqualTo("down");
+      assertThat(e.error()).startsWith("the body is an HTML or XML page (Content-Type text/html), not a metrics exposition");
+      assertThat(r.health().state()).isEqualTo(HealthStatus.State.UNHEALTHY);
+      assertThat(r.snapshot().alerts()).extracting(dev.gputop.inference.export.Alert::name)
+          .containsExactly("inference_unhealthy");
+      assertThat(r.snapshot().up().values()).containsExactly(0L);
     }
   }
 }

@@ -130,8 +130,9 @@ class InferenceReceiverTest {
       JsonNode s = doc.get("inference").get(0);
       assertThat(names(s)).containsExactlyInAnyOrder("name", "engine", "url", "source", "state", "error",
           "gpus", "pids", "running", "waiting", "kvCacheUsage", "prefixHitRatio", "requestsPerSecond",
-          "promptTokensPerSecond", "generationTokensPerSecond", "preemptionsPerSecond", "ttft", "itl",
-          "e2e", "queue", "ttftApproxMean", "failedRequestsPerSecond", "abortedRequestsPerSecond", "specDecodeAcceptanceRate", "prefill", "decode", "slo", "models", "unreadFamilies", "missing");
+          "promptTokensPerSecond", "generationTokensPerSecond", "preemptionsPerSecond", "ttft", "itl", "tpot",
+          "e2e", "queue", "ttftApproxMean", "failedRequestsPerSecond", "abortedRequestsPerSecond", "specDecodeAcceptanceRate", "prefill", "decode", "slo", "models",
+          "unreadFamilies", "missing");
       assertThat(names(s.get("slo"))).containsExactlyInAnyOrder("ttft", "itl", "e2e", "queue");
       assertThat(names(s.get("ttft"))).containsExactlyInAnyOrder("mean", "p50", "p90", "p99", "count");
       assertThat(s.get("error").isNull()).isTrue();
@@ -362,6 +363,51 @@ class InferenceReceiverTest {
   }
 
   @Test
+  void exportedCounters_startAtZero_growAcrossARestart_perServerAndPerModel() {
+    String url = "http://10.0.0.9:8000/metrics";
+    java.util.function.BiFunction<Integer, Integer, String> vllm = (a, b) -> String.join("\n",
+        "# TYPE vllm:request_success counter",
+        "vllm:request_success_total{finished_reason=\"stop\",model_name=\"a\"} " + a,
+        "vllm:request_success_total{finished_reason=\"stop\",model_name=\"b\"} " + b, "");
+    try (InferenceReceiver r = receiver(endpoint("two", url))) {
+      long first = clock.epochNanos();
+      scraper.bodies.put(url, vllm.apply(100, 40));
+      r.refresh();
+      assertThat(requests(r, null)).isEqualTo(0);
+      clock.advanceSeconds(10);
+      scraper.bodies.put(url, vllm.apply(109, 44));
+      r.refresh();
+      assertThat(requests(r, null)).isEqualTo(13);
+      clock.advanceSeconds(10);
+      scraper.bodies.put(url, vllm.apply(2, 1)); // restarted, 3 requests since
+      r.refresh();
+      assertThat(requests(r, null)).isEqualTo(16);
+      assertThat(requests(r, "a")).isEqualTo(11);
+      assertThat(requests(r, "b")).isEqualTo(5);
+      assertThat(r.exportedCounters()).filteredOn(c -> c.name().equals("gputop.inference.requests"))
+          .singleElement().satisfies(c -> {
+            assertThat(c.startEpochNanos()).isEqualTo(first);
+            assertThat(c.attributes()).containsOnly(java.util.Map.entry("server", "two"),
+                java.util.Map.entry("engine", "vllm"), java.util.Map.entry("outcome", "success"));
+          });
+      // Down: the totals stay, so increase() over the outage is what came after it.
+      scraper.bodies.remove(url);
+      clock.advanceSeconds(10);
+      r.refresh();
+      assertThat(server(r, "two").state()).isEqualTo("down");
+      assertThat(requests(r, null)).isEqualTo(16);
+    }
+  }
+
+  private static double requests(InferenceReceiver r, String model) {
+    return r.exportedCounters().stream()
+        .filter(c -> c.name().equals(model == null ? "gputop.inference.requests" : "gputop.inference.model.requests"))
+        .filter(c -> model == null || model.equals(c.attributes().get("model")))
+        .filter(c -> "success".equals(c.attributes().get("outcome")))
+        .mapToDouble(dev.gputop.config.ExportedCounter::value).findFirst().orElse(Double.NaN);
+  }
+
+  @Test
   void overview_sumsAndWorstsAcrossServers() {
     try (InferenceReceiver r = receiver(endpoint("a", "http://10.0.0.5:8000/metrics"),
         endpoint("b", "http://10.0.0.7:30000/metrics"))) {
@@ -407,8 +453,8 @@ class InferenceReceiverTest {
           .containsEntry("gen_ai.provider.name", "vllm")
           .containsEntry("gen_ai.request.model", "meta-llama/Llama-3.1-8B-Instruct");
       assertThat(r.exportedHistograms()).extracting(ExportedHistogram::name).containsExactly(
-          "gen_ai.server.time_to_first_token", "gen_ai.server.time_per_output_token",
-          "gen_ai.server.request.duration", "gputop.inference.queue.duration");
+          "gen_ai.server.time_to_first_token", "gputop.inference.inter_token_latency",
+          "gen_ai.server.request.duration", "gputop.inference.request.queue.duration");
       // The server restarts: counters go back to t0's values; the start time moves.
       clock.advanceSeconds(10);
       long restart = clock.epochNanos();

@@ -158,8 +158,8 @@ class SloReceiverTest {
         }
       }
       assertThat(values.keySet()).containsExactly(
-          "gputop.inference.slo.attainment busy ttft", "gputop.inference.slo.burn_rate busy ttft");
-      assertThat(values.get("gputop.inference.slo.attainment busy ttft")).isCloseTo(0.8, within(1e-12));
+          "gputop.inference.slo.attainment_ratio busy ttft", "gputop.inference.slo.burn_rate busy ttft");
+      assertThat(values.get("gputop.inference.slo.attainment_ratio busy ttft")).isCloseTo(0.8, within(1e-12));
       assertThat(values.get("gputop.inference.slo.burn_rate busy ttft")).isCloseTo(20.0, within(1e-9));
     }
   }

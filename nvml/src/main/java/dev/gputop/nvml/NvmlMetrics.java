@@ -66,8 +66,8 @@ final class NvmlMetrics implements AutoCloseable {
         meter.gaugeBuilder("gputop.gpu.temperature").ofLongs().setUnit("Cel")
             .setDescription("GPU die temperature.").buildObserver();
     ObservableLongMeasurement clock =
-        meter.gaugeBuilder("gputop.gpu.clock").ofLongs().setUnit("MHz")
-            .setDescription("Current GPU clocks by gputop.clock.type.").buildObserver();
+        meter.gaugeBuilder("gputop.gpu.clock").ofLongs().setUnit("Hz")
+            .setDescription("Current GPU clocks by gputop.clock.type, in hertz.").buildObserver();
     ObservableLongMeasurement throttle =
         meter.gaugeBuilder("gputop.gpu.throttle").ofLongs().setUnit("1")
             .setDescription("1 while the clock event (throttle) reason is active.").buildObserver();
@@ -227,9 +227,10 @@ final class NvmlMetrics implements AutoCloseable {
     }
   }
 
+  /** NVML gives MHz; exported in the base unit, hertz, as Prometheus names want (_hertz). */
   private static void recordClock(ObservableLongMeasurement clock, Integer mhz, Attributes a) {
     if (mhz != null) {
-      clock.record(Integer.toUnsignedLong(mhz), a);
+      clock.record(Integer.toUnsignedLong(mhz) * 1_000_000L, a);
     }
   }
 

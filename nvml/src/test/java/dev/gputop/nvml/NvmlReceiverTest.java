@@ -124,8 +124,9 @@ class NvmlReceiverTest {
           gauge -> gauge.hasPointsSatisfying(
               p -> p.hasValue(71).hasAttributes(g0), p -> p.hasValue(41).hasAttributes(gpu(GPU1, 1))));
       assertThat(pointsOf(m.get("gputop.gpu.clock"), g0, "gputop.clock.type"))
-          .containsExactlyInAnyOrder("graphics=1980", "sm=1980", "memory=2619", "video=1545");
-      assertThat(m.get("gputop.gpu.clock")).hasUnit("MHz");
+          .containsExactlyInAnyOrder("graphics=1980000000", "sm=1980000000", "memory=2619000000",
+              "video=1545000000");
+      assertThat(m.get("gputop.gpu.clock")).hasUnit("Hz");
       assertThat(pointsOf(m.get("gputop.gpu.throttle"), g0, "gputop.throttle.reason"))
           .containsExactlyInAnyOrder(
               "gpu_idle=0", "applications_clocks_setting=0", "sw_power_cap=1", "hw_slowdown=0",

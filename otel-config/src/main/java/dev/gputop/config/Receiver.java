@@ -37,6 +37,11 @@ public interface Receiver extends AutoCloseable {
     return List.of();
   }
 
+  /** Monotonic sums with start times of their own, exported as they are; empty by default. */
+  default List<ExportedCounter> exportedCounters() {
+    return List.of();
+  }
+
   /** Stops the receiver and unregisters its callbacks. Idempotent. */
   @Override
   void close();

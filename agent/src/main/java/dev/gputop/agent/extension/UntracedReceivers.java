@@ -97,6 +97,11 @@ final class UntracedReceivers {
     }
 
     @Override
+    public List<dev.gputop.config.ExportedCounter> exportedCounters() {
+      return delegate.exportedCounters();
+    }
+
+    @Override
     public void close() {
       delegate.close();
     }

@@ -27,8 +27,19 @@ public enum Concept {
   PREEMPTIONS(Kind.COUNTER),
   /** Time to first token (histogram, seconds). */
   TTFT(Kind.HISTOGRAM),
-  /** Inter-token latency (histogram, seconds). */
+  /**
+   * Inter-token latency: the gap between two consecutive output tokens, one observation per
+   * token (histogram, seconds; vLLM {@code inter_token_latency_seconds}).
+   */
   ITL(Kind.HISTOGRAM),
+  /**
+   * Time per output token of a request: its decode time over its output tokens after the first,
+   * one observation per request (histogram, seconds; vLLM {@code
+   * request_time_per_output_token_seconds}, TensorRT-LLM's and TGI's per-request means). Never
+   * mixed with {@link #ITL}: the GenAI semantic conventions' {@code
+   * gen_ai.server.time_per_output_token} is this one.
+   */
+  TPOT(Kind.HISTOGRAM),
   /** End-to-end request latency (histogram, seconds). */
   E2E(Kind.HISTOGRAM),
   /** Time waiting before scheduling (histogram, seconds). */

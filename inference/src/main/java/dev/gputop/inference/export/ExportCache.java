@@ -13,7 +13,7 @@ import java.util.Objects;
 
 /**
  * What a server's outputs repeat from one refresh to the next: the attribute sets of its gauge
- * points and {@code up} point, its re-exported histograms' attributes and boundary lists. A
+ * points, {@code up} point and state set, its re-exported histograms' attributes and boundary lists. A
  * server's attributes change only when its engine, pod or models do, so building them again every
  * refresh for every server was garbage for the collector; the receiver keeps one cache and hands
  * it to each refresh's {@link SnapshotBuilder}. Bounded: a server not added in a refresh is
@@ -57,7 +57,10 @@ public final class ExportCache {
     final PodIdentity pod;
     /** Gauge point attributes by model ("" for the server's total). */
     private final Map<String, StatsPoint> points = new HashMap<>();
-    private final Map<String, Attributes> up = new HashMap<>();
+    private Attributes up;
+    private List<Attributes> states;
+    /** Counter attributes by model (null for the server's own), then by outcome. */
+    private final Map<String, Map<String, String>[]> counterAttributes = new HashMap<>();
     /** Histogram attributes by model ("" when the series name none). */
     private final Map<String, Map<String, String>> histogramAttributes = new HashMap<>();
     /** The finite boundaries of a bucket layout, by the window's (shared) bounds array. */
@@ -80,11 +83,58 @@ public final class ExportCache {
         p = StatsPoint.of(name, engine, model, pod, ServerStats.EMPTY);
         points.put(key, p);
       }
-      return new StatsPoint(p.attributes(), p.p50(), p.p90(), p.p99(), p.slo(), stats);
+      return new StatsPoint(p.attributes(), p.p50(), p.p90(), p.p99(), p.slo(), stats, model);
     }
 
-    Attributes up(String state) {
-      return up.computeIfAbsent(state, s -> StatsPoint.upAttributes(name, engine, s, pod));
+    Attributes up() {
+      if (up == null) {
+        up = StatsPoint.upAttributes(name, engine, pod);
+      }
+      return up;
+    }
+
+    /** The state-set points, in the order of {@link StatsPoint#STATES}. */
+    List<Attributes> states() {
+      if (states == null) {
+        states = StatsPoint.stateAttributes(name, engine, pod);
+      }
+      return states;
+    }
+
+    /**
+     * The attributes of a counter point: {@code server}, {@code engine}, {@code model} (null for
+     * the server's own point), the {@code outcome} of {@link CounterExports#OUTCOMES} at {@code
+     * outcome} (index 0: none) and the pod's.
+     */
+    Map<String, String> counterAttributes(String model, int outcome) {
+      @SuppressWarnings("unchecked")
+      Map<String, String>[] byOutcome = counterAttributes.get(model);
+      if (byOutcome == null) {
+        if (counterAttributes.size() >= MAX_MODELS) {
+          counterAttributes.clear();
+        }
+        byOutcome = new Map[CounterExports.OUTCOMES.size()];
+        counterAttributes.put(model, byOutcome);
+      }
+      Map<String, String> a = byOutcome[outcome];
+      if (a == null) {
+        Map<String, String> m = new LinkedHashMap<>();
+        m.put("server", name);
+        m.put("engine", engine);
+        if (model != null) {
+          m.put("model", model);
+        }
+        String o = CounterExports.OUTCOMES.get(outcome);
+        if (!o.isEmpty()) {
+          m.put("outcome", o);
+        }
+        if (pod != null) {
+          m.putAll(pod.attributes());
+        }
+        a = Map.copyOf(m);
+        byOutcome[outcome] = a;
+      }
+      return a;
     }
 
     Map<String, String> histogramAttributes(String model) {

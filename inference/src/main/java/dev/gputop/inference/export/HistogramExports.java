@@ -29,14 +29,19 @@ public final class HistogramExports {
   private static final Map<Concept, String[]> NAMES = Map.of(
       Concept.TTFT, new String[] {"gen_ai.server.time_to_first_token",
           "Time to generate first token for successful responses."},
-      Concept.ITL, new String[] {"gen_ai.server.time_per_output_token",
+      // The semantic convention's TPOT is one observation per request: only the per-request
+      // histograms are it; the per-token ITL histograms go out under a name of their own.
+      Concept.TPOT, new String[] {"gen_ai.server.time_per_output_token",
           "Time per output token generated after the first token for successful responses."},
+      Concept.ITL, new String[] {"gputop.inference.inter_token_latency",
+          "Time between two consecutive output tokens, one observation per token."},
       Concept.E2E, new String[] {"gen_ai.server.request.duration",
           "Generative AI server request duration such as time-to-last byte or last output token."},
-      Concept.QUEUE, new String[] {"gputop.inference.queue.duration",
+      Concept.QUEUE, new String[] {"gputop.inference.request.queue.duration",
           "Time requests waited in the server's queue before being scheduled."});
 
-  private static final List<Concept> ORDER = List.of(Concept.TTFT, Concept.ITL, Concept.E2E, Concept.QUEUE);
+  private static final List<Concept> ORDER =
+      List.of(Concept.TTFT, Concept.ITL, Concept.TPOT, Concept.E2E, Concept.QUEUE);
 
   private HistogramExports() {}
 

@@ -1,5 +1,6 @@
 package dev.gputop.inference.export;
 
+import dev.gputop.config.ExportedCounter;
 import dev.gputop.config.ExportedHistogram;
 import dev.gputop.config.HealthStatus;
 import io.opentelemetry.api.common.Attributes;
@@ -18,9 +19,14 @@ import java.util.Objects;
  * @param alerts the {@code alerts} section
  * @param discovery the {@code discovery} section
  * @param health the receiver's health
- * @param points the gauge points: server totals, then per-model points
- * @param up the {@code gputop.inference.up} points: attributes → 1 or 0
+ * @param points the gauge points: the servers' own, then per-model points ({@link
+ *     StatsPoint#perModel()}), which go to families of their own
+ * @param up the {@code gputop.inference.up} points: attributes ({@code server}, {@code engine})
+ *     → 1 or 0
+ * @param states the {@code gputop.inference.server.state} points: every state of every server
+ *     → 1 for its current state, else 0
  * @param histograms the servers' own histograms to re-export
+ * @param counters the servers' monotonic totals ({@link CounterExports})
  * @param owners PID → server name
  * @param pods PID → the Kubernetes pod of its server, for the servers that run in one
  */
@@ -32,7 +38,9 @@ public record InferenceSnapshot(
     HealthStatus health,
     List<StatsPoint> points,
     Map<Attributes, Long> up,
+    Map<Attributes, Long> states,
     List<ExportedHistogram> histograms,
+    List<ExportedCounter> counters,
     Map<Long, String> owners,
     Map<Long, dev.gputop.config.PodIdentity> pods) {
 
@@ -44,7 +52,9 @@ public record InferenceSnapshot(
     Objects.requireNonNull(health, "health");
     points = List.copyOf(points);
     up = Map.copyOf(up);
+    states = Map.copyOf(states);
     histograms = List.copyOf(histograms);
+    counters = List.copyOf(counters);
     owners = Map.copyOf(owners);
     pods = Map.copyOf(pods);
   }
@@ -59,6 +69,8 @@ public record InferenceSnapshot(
         HealthStatus.healthy(),
         List.of(),
         Map.of(),
+        Map.of(),
+        List.of(),
         List.of(),
         Map.of(),
         Map.of());

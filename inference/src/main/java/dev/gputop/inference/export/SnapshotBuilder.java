@@ -1,8 +1,10 @@
 package dev.gputop.inference.export;
 
+import dev.gputop.config.ExportedCounter;
 import dev.gputop.config.ExportedHistogram;
 import dev.gputop.config.HealthStatus;
 import dev.gputop.inference.stats.LatencyStats;
+import dev.gputop.inference.stats.ServerCounters;
 import dev.gputop.inference.stats.ServerStats;
 import dev.gputop.inference.stats.SloStats;
 import dev.gputop.inference.window.ServerWindow;
@@ -38,7 +40,9 @@ public final class SnapshotBuilder {
   private final List<StatsPoint> points = new ArrayList<>();
   private final List<StatsPoint> modelPoints = new ArrayList<>();
   private final Map<Attributes, Long> up = new HashMap<>();
+  private final Map<Attributes, Long> states = new HashMap<>();
   private final List<ExportedHistogram> histograms = new ArrayList<>();
+  private final List<ExportedCounter> counters = new ArrayList<>();
   private final List<Alert> alerts = new ArrayList<>();
   private final List<String> unhealthy = new ArrayList<>();
   private final Map<Long, String> owners = new HashMap<>();
@@ -76,6 +80,7 @@ public final class SnapshotBuilder {
    * @param window the server's window, for the re-exported histograms
    * @param pod the Kubernetes pod and container the server runs in, or null: its entry's {@code
    *     kubernetes}, the {@code k8s.*} attributes of its points and histograms, and the pod of its PIDs
+   * @param counters its monotonic totals since the agent's first scrape of it, or null for none
    */
   public record Server(
       String name,
@@ -90,13 +95,21 @@ public final class SnapshotBuilder {
       ServerStats stats,
       Map<String, ServerStats> models,
       ServerWindow window,
-      dev.gputop.config.PodIdentity pod) {
+      dev.gputop.config.PodIdentity pod,
+      ServerCounters counters) {
 
     /** A server outside Kubernetes. */
     public Server(String name, String url, String source, List<Integer> gpus, List<Long> pids, String engine,
         boolean engineKnown, String state, String error, ServerStats stats, Map<String, ServerStats> models,
         ServerWindow window) {
       this(name, url, source, gpus, pids, engine, engineKnown, state, error, stats, models, window, null);
+    }
+
+    /** A server without counters. */
+    public Server(String name, String url, String source, List<Integer> gpus, List<Long> pids, String engine,
+        boolean engineKnown, String state, String error, ServerStats stats, Map<String, ServerStats> models,
+        ServerWindow window, dev.gputop.config.PodIdentity pod) {
+      this(name, url, source, gpus, pids, engine, engineKnown, state, error, stats, models, window, pod, null);
     }
 
     public Server {
@@ -125,9 +138,16 @@ public final class SnapshotBuilder {
         s.gpus(), s.pids(), s.stats(), models, ServerEntry.unreadOf(drift), ServerEntry.missingOf(drift),
         s.pod()));
     points.add(cached.point(null, s.stats()));
-    up.put(cached.up(s.state()), s.down() ? 0L : 1L);
+    up.put(cached.up(), s.down() ? 0L : 1L);
+    List<Attributes> stateSet = cached.states();
+    for (int i = 0; i < stateSet.size(); i++) {
+      states.put(stateSet.get(i), StatsPoint.STATES.get(i).equals(s.state()) ? 1L : 0L);
+    }
     if (!s.down() && s.engineKnown()) {
       HistogramExports.addTo(histograms, cached, s.window());
+    }
+    if (s.counters() != null && s.counters().started()) {
+      CounterExports.addTo(counters, cached, s.counters(), s.models().keySet());
     }
     for (Long pid : s.pids()) {
       if (owners.putIfAbsent(pid, s.name()) == null && s.pod() != null) {
@@ -191,7 +211,7 @@ public final class SnapshotBuilder {
     all.addAll(modelPoints);
     HealthStatus health = unhealthy.isEmpty() ? HealthStatus.healthy() : HealthStatus.unhealthy(unhealthy);
     return new InferenceSnapshot(entries, overview(entries), alerts, discovery, health, all, up,
-        histograms, owners, pods);
+        states, histograms, counters, owners, pods);
   }
 
   /**

@@ -16,10 +16,12 @@ import java.util.List;
  * @param p99 the attributes plus {@code quantile=0.99}
  * @param slo the attributes plus {@code slo} = ttft, itl, e2e, queue, in that order
  * @param stats the values
+ * @param model the model of a per-model point (its values go to the {@code
+ *     gputop.inference.model.*} families), or null for the server's own point
  */
 public record StatsPoint(
     Attributes attributes, Attributes p50, Attributes p90, Attributes p99, List<Attributes> slo,
-    ServerStats stats) {
+    ServerStats stats, String model) {
 
   /** The values of the {@code slo} attribute, in the order of {@link #slo()}. */
   public static final List<String> SLO_KINDS = List.of("ttft", "itl", "e2e", "queue");
@@ -29,6 +31,12 @@ public record StatsPoint(
   static final AttributeKey<String> MODEL = AttributeKey.stringKey("model");
   static final AttributeKey<String> QUANTILE = AttributeKey.stringKey("quantile");
   static final AttributeKey<String> STATE = AttributeKey.stringKey("state");
+
+  /**
+   * The states of {@code gputop.inference.server.state}, every one always exported (an
+   * OpenMetrics state set): 1 for the server's state, 0 for the others.
+   */
+  public static final List<String> STATES = List.of("up", "starting", "down");
   static final AttributeKey<String> SLO = AttributeKey.stringKey("slo");
 
   public StatsPoint {
@@ -60,20 +68,34 @@ public record StatsPoint(
         a.toBuilder().put(QUANTILE, "0.9").build(),
         a.toBuilder().put(QUANTILE, "0.99").build(),
         SLO_KINDS.stream().map(k -> a.toBuilder().put(SLO, k).build()).toList(),
-        stats);
+        stats, model);
   }
 
-  /** The {@code gputop.inference.up} point of a server: its attributes plus {@code state}. */
-  public static Attributes upAttributes(String server, String engine, String state) {
-    return upAttributes(server, engine, state, null);
+  /** Whether this is a model's point (model families) rather than the server's own. */
+  public boolean perModel() {
+    return model != null;
+  }
+
+  /**
+   * The {@code gputop.inference.up} point of a server: {@code server}, {@code engine} and nothing
+   * that changes with its state, so that a server is one series for as long as it is watched.
+   */
+  public static Attributes upAttributes(String server, String engine) {
+    return upAttributes(server, engine, null);
   }
 
   /** The up point of a server in a pod: with its {@code k8s.*} attributes. */
-  public static Attributes upAttributes(String server, String engine, String state, dev.gputop.config.PodIdentity pod) {
-    var b = Attributes.builder().put(SERVER, server).put(ENGINE, engine).put(STATE, state);
+  public static Attributes upAttributes(String server, String engine, dev.gputop.config.PodIdentity pod) {
+    var b = Attributes.builder().put(SERVER, server).put(ENGINE, engine);
     if (pod != null) {
       pod.addTo(b);
     }
     return b.build();
+  }
+
+  /** The {@code gputop.inference.server.state} points of a server, in the order of {@link #STATES}. */
+  public static List<Attributes> stateAttributes(String server, String engine, dev.gputop.config.PodIdentity pod) {
+    Attributes up = upAttributes(server, engine, pod);
+    return STATES.stream().map(s -> up.toBuilder().put(STATE, s).build()).toList();
   }
 }

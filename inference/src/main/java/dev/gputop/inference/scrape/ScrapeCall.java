@@ -345,7 +345,16 @@ final class ScrapeCall {
           throw new ScrapeFailure(Outcome.IO_ERROR,
               "unsupported Content-Encoding '" + encoding + "' (only gzip was accepted)");
         }
-        finish(Outcome.SUCCESS, collected, headers.get(HttpHeader.CONTENT_TYPE), null);
+        String contentType = headers.get(HttpHeader.CONTENT_TYPE);
+        String notExposition = ExpositionSniff.notAnExposition(
+            collected.bytes(), collected.length(), contentType);
+        if (notExposition != null) {
+          String snippet = Formats.snippet(
+              collected.bytes(), Math.min(collected.length(), 4 * SNIPPET_CHARS), SNIPPET_CHARS);
+          throw new ScrapeFailure(Outcome.MALFORMED, notExposition + " from " + Formats.hostPort(uri)
+              + (snippet.isEmpty() ? "" : ": " + snippet));
+        }
+        finish(Outcome.SUCCESS, collected, contentType, null);
       } catch (ScrapeFailure f) {
         fail(f);
       } catch (RuntimeException e) {

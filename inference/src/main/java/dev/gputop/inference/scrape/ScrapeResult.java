@@ -38,7 +38,9 @@ public record ScrapeResult(
     TOO_LARGE,
     TLS_ERROR,
     REDIRECT_REJECTED,
-    IO_ERROR;
+    IO_ERROR,
+    /** A 2xx body that is not a metrics exposition (an HTML login page, JSON, binary). */
+    MALFORMED;
 
     /** Lower-case name for attributes and JSON. */
     public String attributeValue() {

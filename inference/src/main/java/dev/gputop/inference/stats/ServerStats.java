@@ -21,7 +21,9 @@ package dev.gputop.inference.stats;
  * @param generationTokensPerSecond generated tokens per second
  * @param preemptionsPerSecond preemptions per second
  * @param ttft time to first token
- * @param itl inter-token latency
+ * @param itl inter-token latency: per token, the gap between consecutive output tokens
+ * @param tpot time per output token: per request, its decode time over its output tokens after
+ *     the first (a different distribution from {@code itl}; an engine may have either or both)
  * @param e2e end-to-end latency
  * @param queue queue time
  * @param ttftApproxMean for an engine without a TTFT histogram (TGI): mean queue time plus mean
@@ -46,6 +48,7 @@ public record ServerStats(
     Double preemptionsPerSecond,
     LatencyStats ttft,
     LatencyStats itl,
+    LatencyStats tpot,
     LatencyStats e2e,
     LatencyStats queue,
     Double ttftApproxMean,
@@ -59,7 +62,7 @@ public record ServerStats(
   /** Nothing known. */
   public static final ServerStats EMPTY = new ServerStats(
       null, null, null, null, null, null, null, null, null, null, null, null, null, null, null,
-      null, null, null, SloStats.NONE);
+      null, null, null, null, SloStats.NONE);
 
   public ServerStats {
     slo = slo == null ? SloStats.NONE : slo;
@@ -81,14 +84,25 @@ public record ServerStats(
       Double preemptionsPerSecond, LatencyStats ttft, LatencyStats itl, LatencyStats e2e,
       LatencyStats queue, Double ttftApproxMean, SloStats slo) {
     this(running, waiting, kvCacheUsage, prefixHitRatio, requestsPerSecond, promptTokensPerSecond,
-        generationTokensPerSecond, preemptionsPerSecond, ttft, itl, e2e, queue, ttftApproxMean,
+        generationTokensPerSecond, preemptionsPerSecond, ttft, itl, null, e2e, queue, ttftApproxMean,
         null, null, null, null, null, slo);
+  }
+
+  /** These statistics without a time per output token (null: N/A). */
+  public ServerStats(Integer running, Integer waiting, Double kvCacheUsage, Double prefixHitRatio,
+      Double requestsPerSecond, Double promptTokensPerSecond, Double generationTokensPerSecond,
+      Double preemptionsPerSecond, LatencyStats ttft, LatencyStats itl, LatencyStats e2e,
+      LatencyStats queue, Double ttftApproxMean, Double failedRequestsPerSecond,
+      Double specDecodeAcceptanceRate, LatencyStats prefill, LatencyStats decode, SloStats slo) {
+    this(running, waiting, kvCacheUsage, prefixHitRatio, requestsPerSecond, promptTokensPerSecond,
+        generationTokensPerSecond, preemptionsPerSecond, ttft, itl, null, e2e, queue, ttftApproxMean,
+        failedRequestsPerSecond, null, specDecodeAcceptanceRate, prefill, decode, slo);
   }
 
   /** These statistics with {@code slo}. */
   public ServerStats withSlo(SloStats slo) {
     return new ServerStats(running, waiting, kvCacheUsage, prefixHitRatio, requestsPerSecond,
-        promptTokensPerSecond, generationTokensPerSecond, preemptionsPerSecond, ttft, itl, e2e,
+        promptTokensPerSecond, generationTokensPerSecond, preemptionsPerSecond, ttft, itl, tpot, e2e,
         queue, ttftApproxMean, failedRequestsPerSecond, abortedRequestsPerSecond,
         specDecodeAcceptanceRate, prefill, decode, slo);
   }

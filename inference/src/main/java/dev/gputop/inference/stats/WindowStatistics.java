@@ -71,8 +71,9 @@ public final class WindowStatistics {
     Double hitGauge = hitRateGauge(w, model);
     if (r.m < 2) {
       return new ServerStats(running, waiting, kv, hitGauge, null, null, null, null,
-          notYet(r, Concept.TTFT), notYet(r, Concept.ITL), notYet(r, Concept.E2E),
-          notYet(r, Concept.QUEUE), null, null, null, null, notYet(r, Concept.PREFILL),
+          notYet(r, Concept.TTFT), notYet(r, Concept.ITL), notYet(r, Concept.TPOT),
+          notYet(r, Concept.E2E), notYet(r, Concept.QUEUE), null, null, null, null,
+          notYet(r, Concept.PREFILL),
           notYet(r, Concept.DECODE), SloStats.NONE);
     }
     Double prefix = ratio(r, Concept.PREFIX_HITS, Concept.PREFIX_QUERIES);
@@ -92,6 +93,7 @@ public final class WindowStatistics {
         rate(r, Concept.PREEMPTIONS),
         ttft,
         latency(r, Concept.ITL),
+        latency(r, Concept.TPOT),
         latency(r, Concept.E2E),
         queue,
         ttft == null ? ttftApprox(r, queue) : null,

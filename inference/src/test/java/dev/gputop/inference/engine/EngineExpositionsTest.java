@@ -52,6 +52,7 @@ class EngineExpositionsTest {
       Map.entry("decode", ServerStats::decode),
       Map.entry("ttft", ServerStats::ttft),
       Map.entry("itl", ServerStats::itl),
+      Map.entry("tpot", ServerStats::tpot),
       Map.entry("e2e", ServerStats::e2e),
       Map.entry("queue", ServerStats::queue),
       Map.entry("ttftApproxMean", ServerStats::ttftApproxMean));

@@ -267,7 +267,9 @@ class SharedFixturesTest {
     assertThat(sum(s, Concept.REQUESTS)).isEqualTo(2);
     assertThat(histogramCount(s, Concept.TTFT)).isEqualTo(2);
     assertThat(histogramSum(s, Concept.TTFT)).isEqualTo(0.06795299984514713);
-    assertThat(histogramCount(s, Concept.ITL)).isEqualTo(2);
+    // TensorRT-LLM's time per output token is per request: TPOT, not ITL.
+    assertThat(s.get(Concept.ITL)).isNull();
+    assertThat(histogramCount(s, Concept.TPOT)).isEqualTo(2);
     assertThat(histogramSum(s, Concept.E2E)).isEqualTo(1.7300310004502535);
     assertThat(histogramSum(s, Concept.QUEUE)).isEqualTo(0.01181500032544136);
     // The Dynamo worker's own kvstats gauges are not the engine's KV cache.

@@ -58,7 +58,8 @@ class ExportCacheTest {
     assertThat(again.attributes()).isEqualTo(fresh.attributes());
     assertThat(again.slo()).isEqualTo(fresh.slo());
     assertThat(second.up()).containsOnlyKeys(
-        StatsPoint.upAttributes("a", "vllm", "up"), StatsPoint.upAttributes("b", "vllm", "up"));
+        StatsPoint.upAttributes("a", "vllm"), StatsPoint.upAttributes("b", "vllm"));
+    assertThat(second.states().keySet()).containsAll(StatsPoint.stateAttributes("a", "vllm", null)).hasSize(6);
   }
 
   @Test

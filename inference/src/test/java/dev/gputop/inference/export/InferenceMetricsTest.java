@@ -36,9 +36,14 @@ class InferenceMetricsTest {
   }
 
   private static InferenceSnapshot snapshotOf(List<StatsPoint> points, Map<Attributes, Long> up) {
+    return snapshotOf(points, up, Map.of());
+  }
+
+  private static InferenceSnapshot snapshotOf(
+      List<StatsPoint> points, Map<Attributes, Long> up, Map<Attributes, Long> states) {
     InferenceSnapshot e = InferenceSnapshot.empty();
     return new InferenceSnapshot(List.of(), e.overview(), List.of(), e.discovery(), HealthStatus.healthy(),
-        points, up, List.of(), Map.of(), Map.of());
+        points, up, states, List.of(), List.of(), Map.of(), Map.of());
   }
 
   private MetricData metric(Collection<MetricData> all, String name) {
@@ -51,7 +56,7 @@ class InferenceMetricsTest {
 
   @Test
   void collect_failedAndAbortedAreTwoGauges() {
-    ServerStats s = new ServerStats(1, 0, null, null, 2.0, null, null, null, null, null, null, null, null,
+    ServerStats s = new ServerStats(1, 0, null, null, 2.0, null, null, null, null, null, null, null, null, null,
         0.3, 0.2, null, null, null, null);
     snapshot.set(snapshotOf(List.of(StatsPoint.of("chat", "vllm", null, s)), Map.of()));
     try (InferenceMetrics m = new InferenceMetrics(sdk, snapshot::get)) {
@@ -65,7 +70,7 @@ class InferenceMetricsTest {
       assertThat(aborted.getDescription()).contains("client aborted or cancelled");
     }
     // N/A (an engine that doesn't tell aborts apart): no point.
-    ServerStats none = new ServerStats(1, 0, null, null, 2.0, null, null, null, null, null, null, null, null,
+    ServerStats none = new ServerStats(1, 0, null, null, 2.0, null, null, null, null, null, null, null, null, null,
         0.3, null, null, null, null, null);
     snapshot.set(snapshotOf(List.of(StatsPoint.of("chat", "sglang", null, none)), Map.of()));
     try (InferenceMetrics m = new InferenceMetrics(sdk, snapshot::get)) {
@@ -78,13 +83,13 @@ class InferenceMetricsTest {
     LatencyStats l = new LatencyStats(0.3, 0.25, 0.6, 0.9, 40L);
     ServerStats s = new ServerStats(5, 1, 0.61, 0.55, 4.0, 900.0, 1100.0, 0.3, l, l, l, l, 0.35);
     snapshot.set(snapshotOf(List.of(StatsPoint.of("chat", "vllm", null, s)),
-        Map.of(StatsPoint.upAttributes("chat", "vllm", "up"), 1L)));
+        Map.of(StatsPoint.upAttributes("chat", "vllm"), 1L)));
     try (InferenceMetrics m = new InferenceMetrics(sdk, snapshot::get)) {
       Collection<MetricData> all = reader.collectAllMetrics();
       Set<String> names = all.stream().map(MetricData::getName).collect(Collectors.toCollection(TreeSet::new));
       assertThat(names).containsExactlyInAnyOrder(
           "gputop.inference.up", "gputop.inference.requests.running", "gputop.inference.requests.waiting",
-          "gputop.inference.kv_cache.usage", "gputop.inference.prefix_cache.hit_ratio",
+          "gputop.inference.kv_cache.usage_ratio", "gputop.inference.prefix_cache.hit_ratio",
           "gputop.inference.request.rate", "gputop.inference.prompt_tokens.rate",
           "gputop.inference.generation_tokens.rate", "gputop.inference.preemption.rate",
           "gputop.inference.ttft", "gputop.inference.itl", "gputop.inference.e2e", "gputop.inference.queue",
@@ -99,7 +104,7 @@ class InferenceMetricsTest {
         assertThat(p.getAttributes()).isEqualTo(Attributes.of(
             AttributeKey.stringKey("server"), "chat", AttributeKey.stringKey("engine"), "vllm"));
       });
-      assertThat(metric(all, "gputop.inference.kv_cache.usage").getDoubleGaugeData().getPoints())
+      assertThat(metric(all, "gputop.inference.kv_cache.usage_ratio").getDoubleGaugeData().getPoints())
           .singleElement().satisfies(p -> assertThat(p.getValue()).isEqualTo(0.61));
       MetricData ttft = metric(all, "gputop.inference.ttft");
       assertThat(ttft.getUnit()).isEqualTo("s");
@@ -111,7 +116,8 @@ class InferenceMetricsTest {
       assertThat(metric(all, "gputop.inference.up").getLongGaugeData().getPoints())
           .singleElement().satisfies(p -> {
             assertThat(p.getValue()).isEqualTo(1);
-            assertThat(p.getAttributes().get(AttributeKey.stringKey("state"))).isEqualTo("up");
+            assertThat(p.getAttributes()).isEqualTo(Attributes.of(
+                AttributeKey.stringKey("server"), "chat", AttributeKey.stringKey("engine"), "vllm"));
           });
     }
   }
@@ -124,7 +130,7 @@ class InferenceMetricsTest {
     snapshot.set(snapshotOf(List.of(StatsPoint.of("tgi", "tgi", null, s)), Map.of()));
     try (InferenceMetrics m = new InferenceMetrics(sdk, snapshot::get)) {
       Collection<MetricData> all = reader.collectAllMetrics();
-      assertThat(metric(all, "gputop.inference.kv_cache.usage")).isNull();
+      assertThat(metric(all, "gputop.inference.kv_cache.usage_ratio")).isNull();
       assertThat(metric(all, "gputop.inference.ttft")).isNull();
       assertThat(metric(all, "gputop.inference.preemption.rate")).isNull();
       assertThat(metric(all, "gputop.inference.itl")).isNull();
@@ -137,16 +143,53 @@ class InferenceMetricsTest {
   }
 
   @Test
-  void collect_perModelPointsCarryTheModelAttribute() {
-    ServerStats total = new ServerStats(3, null, null, null, null, null, null, null, null, null, null, null, null);
-    ServerStats a = new ServerStats(2, null, null, null, null, null, null, null, null, null, null, null, null);
+  void collect_perModelPointsGoToTheModelFamilies_neverBesideTheServersValue() {
+    LatencyStats l = new LatencyStats(0.3, 0.25, 0.6, 0.9, 40L);
+    ServerStats total = new ServerStats(13, null, null, null, 6.0, null, null, null, l, null, null, null, null);
+    ServerStats a = new ServerStats(9, null, null, null, 4.0, null, null, null, l, null, null, null, null);
+    ServerStats b = new ServerStats(4, null, null, null, 2.0, null, null, null, null, null, null, null, null);
     snapshot.set(snapshotOf(List.of(StatsPoint.of("ray", "vllm", null, total),
-        StatsPoint.of("ray", "vllm", "model-a", a)), Map.of()));
+        StatsPoint.of("ray", "vllm", "model-a", a), StatsPoint.of("ray", "vllm", "model-b", b)), Map.of()));
     try (InferenceMetrics m = new InferenceMetrics(sdk, snapshot::get)) {
-      MetricData running = metric(reader.collectAllMetrics(), "gputop.inference.requests.running");
-      assertThat(running.getLongGaugeData().getPoints())
+      Collection<MetricData> all = reader.collectAllMetrics();
+      assertThat(metric(all, "gputop.inference.requests.running").getLongGaugeData().getPoints())
           .extracting(p -> p.getAttributes().get(AttributeKey.stringKey("model")) + "=" + p.getValue())
-          .containsExactlyInAnyOrder("null=3", "model-a=2");
+          .containsExactly("null=13");
+      MetricData perModel = metric(all, "gputop.inference.model.requests.running");
+      assertThat(perModel.getLongGaugeData().getPoints())
+          .extracting(p -> p.getAttributes().get(AttributeKey.stringKey("model")) + "=" + p.getValue())
+          .containsExactlyInAnyOrder("model-a=9", "model-b=4");
+      // sum by (server) over the model family is the server's own value.
+      assertThat(perModel.getLongGaugeData().getPoints().stream().mapToLong(p -> p.getValue()).sum()).isEqualTo(13);
+      assertThat(metric(all, "gputop.inference.model.request.rate").getDoubleGaugeData().getPoints())
+          .extracting(p -> p.getValue()).containsExactlyInAnyOrder(4.0, 2.0);
+      assertThat(metric(all, "gputop.inference.ttft").getDoubleGaugeData().getPoints())
+          .allSatisfy(p -> assertThat(p.getAttributes().get(AttributeKey.stringKey("model"))).isNull()).hasSize(3);
+      assertThat(metric(all, "gputop.inference.model.ttft").getDoubleGaugeData().getPoints())
+          .allSatisfy(p -> assertThat(p.getAttributes().get(AttributeKey.stringKey("model"))).isEqualTo("model-a"))
+          .hasSize(3);
+      // Every family has one kind of point only.
+      for (MetricData d : all) {
+        boolean modelFamily = d.getName().startsWith("gputop.inference.model.");
+        assertThat(d.getData().getPoints()).as(d.getName()).allSatisfy(p ->
+            assertThat(p.getAttributes().get(AttributeKey.stringKey("model")) != null).isEqualTo(modelFamily));
+      }
+    }
+  }
+
+  @Test
+  void collect_upIsOneSeriesPerServer_theStateIsAStateSet() {
+    snapshot.set(snapshotOf(List.of(), Map.of(StatsPoint.upAttributes("a", "vllm"), 1L),
+        Map.of(StatsPoint.stateAttributes("a", "vllm", null).get(0), 0L,
+            StatsPoint.stateAttributes("a", "vllm", null).get(1), 1L,
+            StatsPoint.stateAttributes("a", "vllm", null).get(2), 0L)));
+    try (InferenceMetrics m = new InferenceMetrics(sdk, snapshot::get)) {
+      Collection<MetricData> all = reader.collectAllMetrics();
+      assertThat(metric(all, "gputop.inference.up").getLongGaugeData().getPoints()).singleElement()
+          .satisfies(p -> assertThat(p.getAttributes().get(AttributeKey.stringKey("state"))).isNull());
+      assertThat(metric(all, "gputop.inference.server.state").getLongGaugeData().getPoints())
+          .extracting(p -> p.getAttributes().get(AttributeKey.stringKey("state")) + "=" + p.getValue())
+          .containsExactlyInAnyOrder("up=0", "starting=1", "down=0");
     }
   }
 
@@ -159,17 +202,25 @@ class InferenceMetricsTest {
     int to = text.indexOf("### Source metric per engine");
     String section = text.substring(from, to);
     LatencyStats l = new LatencyStats(0.3, 0.25, 0.6, 0.9, 40L);
-    snapshot.set(snapshotOf(List.of(StatsPoint.of("s", "vllm", null,
-        new ServerStats(1, 1, 0.5, 0.5, 1.0, 1.0, 1.0, 1.0, l, l, l, l, 0.4))),
-        Map.of(StatsPoint.upAttributes("s", "vllm", "up"), 1L)));
+    ServerStats full = new ServerStats(1, 1, 0.5, 0.5, 1.0, 1.0, 1.0, 1.0, l, l, l, l, 0.4);
+    snapshot.set(snapshotOf(List.of(StatsPoint.of("s", "vllm", null, full), StatsPoint.of("s", "vllm", "m", full)),
+        Map.of(StatsPoint.upAttributes("s", "vllm"), 1L),
+        Map.of(StatsPoint.stateAttributes("s", "vllm", null).get(0), 1L)));
     try (InferenceMetrics m = new InferenceMetrics(sdk, snapshot::get)) {
       for (MetricData d : reader.collectAllMetrics()) {
-        String name = d.getName();
-        String row = section.lines().filter(line -> line.contains("`" + name + "`")).findFirst().orElse(null);
+        String collected = d.getName();
+        boolean modelFamily = collected.startsWith("gputop.inference.model.");
+        if (modelFamily) {
+          // The model families are the rule's, one line for all: their rows are the servers'.
+          assertThat(section).contains("`gputop.inference.model.<name>`");
+        }
+        String name = modelFamily
+            ? "gputop.inference." + collected.substring("gputop.inference.model.".length()) : collected;
+        String row = section.lines().filter(line -> line.startsWith("| ") && line.contains("`" + name + "`")).findFirst().orElse(null);
         if (row == null) {
           // The .mean and .count rows list the other latencies as "(and `.itl.mean`, …)".
           String shortName = name.substring("gputop.inference".length());
-          row = section.lines().filter(line -> line.contains("`" + shortName + "`")).findFirst().orElse(null);
+          row = section.lines().filter(line -> line.startsWith("| ") && line.contains("`" + shortName + "`")).findFirst().orElse(null);
         }
         assertThat(row).as("row for %s in docs/metrics.md", name).isNotNull();
         assertThat(row).as("unit of %s", name).contains("| `" + d.getUnit() + "` |");

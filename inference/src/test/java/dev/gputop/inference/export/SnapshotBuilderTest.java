@@ -37,14 +37,14 @@ class SnapshotBuilderTest {
     assertThat(fieldNames(entry)).containsExactly("name", "engine", "url", "source", "state",
         "error", "gpus", "pids", "running", "waiting", "kvCacheUsage", "prefixHitRatio",
         "requestsPerSecond", "promptTokensPerSecond", "generationTokensPerSecond",
-        "preemptionsPerSecond", "ttft", "itl", "e2e", "queue", "ttftApproxMean", "failedRequestsPerSecond", "abortedRequestsPerSecond", "specDecodeAcceptanceRate", "prefill", "decode", "slo", "models",
-        "unreadFamilies", "missing");
+        "preemptionsPerSecond", "ttft", "itl", "tpot", "e2e", "queue", "ttftApproxMean", "failedRequestsPerSecond", "abortedRequestsPerSecond", "specDecodeAcceptanceRate", "prefill", "decode", "slo", "models",
+          "unreadFamilies", "missing");
     assertThat(entry.get("running").asInt()).isEqualTo(5);
     assertThat(entry.get("ttft").get("p99").asDouble()).isEqualTo(0.4);
     JsonNode model = entry.get("models").get(1);
     assertThat(fieldNames(model)).containsExactly("name", "engine", "state", "error", "running",
         "waiting", "kvCacheUsage", "prefixHitRatio", "requestsPerSecond", "promptTokensPerSecond",
-        "generationTokensPerSecond", "preemptionsPerSecond", "ttft", "itl", "e2e", "queue",
+        "generationTokensPerSecond", "preemptionsPerSecond", "ttft", "itl", "tpot", "e2e", "queue",
         "ttftApproxMean", "failedRequestsPerSecond", "abortedRequestsPerSecond", "specDecodeAcceptanceRate", "prefill", "decode", "slo");
     assertThat(model.get("name").asText()).isEqualTo("b");
     assertThat(model.get("running").isNull()).isTrue();
@@ -79,6 +79,12 @@ class SnapshotBuilderTest {
     assertThat(snap.health()).isEqualTo(HealthStatus.unhealthy(List.of(
         "configured endpoint gone (http://h:1/metrics) can't be scraped: connection refused")));
     assertThat(snap.up().values()).containsExactlyInAnyOrder(0L, 1L, 0L);
+    // The state set: every state of every server, one at 1 each.
+    assertThat(snap.states()).hasSize(9);
+    assertThat(snap.states().get(StatsPoint.stateAttributes("gone", "vllm", null).get(2))).isEqualTo(1L);
+    assertThat(snap.states().get(StatsPoint.stateAttributes("gone", "vllm", null).get(0))).isEqualTo(0L);
+    assertThat(snap.states().get(StatsPoint.stateAttributes("busy", "vllm", null).get(0))).isEqualTo(1L);
+    assertThat(snap.states().values().stream().mapToLong(Long::longValue).sum()).isEqualTo(3);
   }
 
   @Test

@@ -198,6 +198,43 @@ class HttpScraperTest {
   }
 
   @Test
+  void scrapeAll_htmlLoginPage_isMalformedWithTheStartOfThePage() throws Exception {
+    TestHttpServer server = track(TestHttpServer.http()).handle("/metrics",
+        exchange -> TestHttpServer.send(exchange, 200, "text/html; charset=utf-8",
+            bytes("\n  <!DOCTYPE html>\n<html><head><title>Sign in</title></head></html>\n")));
+
+    ScrapeResult result = scrapeOne(CONFIG, Endpoint.of("vllm", server.uri("/metrics")));
+
+    assertThat(result.outcome()).isEqualTo(Outcome.MALFORMED);
+    assertThat(result.ok()).isFalse();
+    assertThat(result.body()).isNull();
+    assertThat(result.error()).isEqualTo("the body is an HTML or XML page (Content-Type text/html), not a"
+        + " metrics exposition from 127.0.0.1:" + server.port()
+        + ": <!DOCTYPE html> <html><head><title>Sign in</title></head></html>");
+  }
+
+  @Test
+  void scrapeAll_jsonOrBinaryBodies_areMalformed_anEmptyOrUtf8NamedExpositionIsNot() throws Exception {
+    TestHttpServer server = track(TestHttpServer.http())
+        .handle("/json", exchange -> TestHttpServer.send(exchange, 200, "application/json",
+            bytes("{\"status\":\"ok\"}")))
+        .handle("/array", exchange -> TestHttpServer.send(exchange, 200, "text/plain", bytes("[1,2]")))
+        .handle("/binary", exchange -> TestHttpServer.send(exchange, 200, "application/octet-stream",
+            new byte[] {0x12, 0x05, 'h', 'e', 'l', 'l', 'o'}))
+        .handle("/empty", exchange -> TestHttpServer.send(exchange, 200, PROMETHEUS_TEXT, new byte[0]))
+        .handle("/quoted", exchange -> TestHttpServer.send(exchange, 200, PROMETHEUS_TEXT,
+            bytes("{\"vllm.requests\"} 1\n")));
+
+    assertThat(scrapeOne(CONFIG, Endpoint.of("j", server.uri("/json"))).error())
+        .startsWith("the body is a JSON document (Content-Type application/json), not a metrics exposition");
+    assertThat(scrapeOne(CONFIG, Endpoint.of("a", server.uri("/array"))).outcome()).isEqualTo(Outcome.MALFORMED);
+    assertThat(scrapeOne(CONFIG, Endpoint.of("b", server.uri("/binary"))).error())
+        .startsWith("the body starts with byte 0x12, not a metrics exposition (Content-Type application/octet-stream)");
+    assertThat(scrapeOne(CONFIG, Endpoint.of("e", server.uri("/empty"))).outcome()).isEqualTo(Outcome.SUCCESS);
+    assertThat(scrapeOne(CONFIG, Endpoint.of("q", server.uri("/quoted"))).outcome()).isEqualTo(Outcome.SUCCESS);
+  }
+
+  @Test
   void scrapeAll_notFound_isHttpErrorWithStatusAndBody() throws Exception {
     TestHttpServer server = track(TestHttpServer.http()).handle("/",
         exchange -> TestHttpServer.send(exchange, 404, "application/json",

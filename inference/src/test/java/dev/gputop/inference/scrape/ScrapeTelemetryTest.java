@@ -52,7 +52,9 @@ class ScrapeTelemetryTest {
               HttpScraperTest.gzip(bytes(EXPOSITION.repeat(100))));
         })
         .handle("/missing", exchange -> TestHttpServer.send(exchange, 404, "text/plain",
-            bytes("404 page not found")));
+            bytes("404 page not found")))
+        .handle("/login", exchange -> TestHttpServer.send(exchange, 200, "text/html",
+            bytes("<html><body>Sign in</body></html>")));
   }
 
   @AfterEach
@@ -90,6 +92,19 @@ class ScrapeTelemetryTest {
         .hasHistogramSatisfying(h -> h.hasPointsSatisfying(
             p -> p.hasAttributes(Attributes.of(ScrapeTelemetry.SERVER, "vllm"))
                 .hasCount(1).hasSum(EXPOSITION.length())));
+  }
+
+  @Test
+  void scrapeAll_anHtmlPageWithStatus200_isCountedAsMalformed_notAsSuccess() {
+    scrape(Endpoint.of("behind-sso", server.uri("/login")));
+
+    Collection<MetricData> metrics = metricReader.collectAllMetrics();
+    assertThat(metric(metrics, "gputop.scrape.count"))
+        .hasLongSumSatisfying(sum -> sum.hasPointsSatisfying(
+            p -> p.hasAttributes(Attributes.of(ScrapeTelemetry.SERVER, "behind-sso",
+                ScrapeTelemetry.OUTCOME, "malformed")).hasValue(1)));
+    // No body size: only expositions are measured.
+    assertThat(metrics).noneMatch(m -> m.getName().equals("gputop.scrape.size"));
   }
 
   @Test

@@ -115,11 +115,13 @@ class FixtureStatisticsTest {
     // Queue: 50 in (0.000225, 0.0003375].
     assertLatency(s.queue(), 0.000288, 0.00028125, 0.000225 + 0.0001125 * 0.9,
         0.000225 + 0.0001125 * 0.99, 50);
-    // ITL (per-request mean time per token): 40 in (1.5^9, 1.5^10], 10 in (1.5^10, 1.5^11] × 1e-4.
+    // TPOT (per-request mean time per token; TGI has no per-token ITL): 40 in (1.5^9, 1.5^10],
+    // 10 in (1.5^10, 1.5^11] × 1e-4.
+    assertThat(s.itl()).isNull();
     double a = 0.0001 * Math.pow(1.5, 9);
     double b = 0.0001 * Math.pow(1.5, 10);
     double c = 0.0001 * Math.pow(1.5, 11);
-    assertLatency(s.itl(), 0.044, a + (b - a) * 25 / 40, b + (c - b) * 5 / 10, b + (c - b) * 9.5 / 10, 50);
+    assertLatency(s.tpot(), 0.044, a + (b - a) * 25 / 40, b + (c - b) * 5 / 10, b + (c - b) * 9.5 / 10, 50);
   }
 
   @Test
