@@ -58,8 +58,9 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     description = {
       "The live view in a terminal: servers, latencies, load, GPUs, alerts and 10-minute sparklines.",
-      "Reads a running agent (--url) or runs the receivers itself. Keys: arrows or j/k select,",
-      "Enter shows the selected server's details, q quits. Plain text when stdout is not a terminal."
+      "%nReads a running agent (--url) or runs the receivers itself (--config). Keys: arrows or j/k"
+          + " select, Enter shows the selected server's details, q quits. Plain text when stdout is"
+          + " not a terminal."
     })
 final class TopCommand implements Callable<Integer> {
 
