@@ -3,7 +3,10 @@ package dev.gputop.inference.export;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import dev.gputop.inference.stats.ServerStats;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * One {@code inference[]} entry of the JSON snapshot, field for field as SPEC.md section 4 names
@@ -23,6 +26,7 @@ import java.util.List;
  * @param models the same statistics per served model when the server serves several, else empty
  * @param kubernetes the pod and container the server runs in ({@code namespace}, {@code pod},
  *     {@code container}, {@code podUid}), or null outside Kubernetes (then not in the JSON)
+ * @param unavailable why each N/A statistic is N/A, by field ({@link Unavailable})
  */
 public record ServerEntry(
     String name,
@@ -35,11 +39,21 @@ public record ServerEntry(
     List<Long> pids,
     @JsonUnwrapped ServerStats stats,
     List<ModelEntry> models,
-    @JsonInclude(JsonInclude.Include.NON_NULL) dev.gputop.config.PodIdentity kubernetes) {
+    @JsonInclude(JsonInclude.Include.NON_NULL) dev.gputop.config.PodIdentity kubernetes,
+    Map<String, String> unavailable) {
 
   public ServerEntry {
     gpus = List.copyOf(gpus);
     pids = List.copyOf(pids);
     models = List.copyOf(models);
+    unavailable = Collections.unmodifiableMap(new LinkedHashMap<>(unavailable));
+  }
+
+  /** An entry whose N/A reasons are computed from its state alone (no window): for tests and tools. */
+  public ServerEntry(String name, String engine, String url, String source, String state, String error,
+      List<Integer> gpus, List<Long> pids, ServerStats stats, List<ModelEntry> models,
+      dev.gputop.config.PodIdentity kubernetes) {
+    this(name, engine, url, source, state, error, gpus, pids, stats, models, kubernetes,
+        Unavailable.of(state, stats, null));
   }
 }

@@ -119,7 +119,7 @@ public final class SnapshotBuilder {
       modelPoints.add(cached.point(m.getKey(), m.getValue()));
     }
     entries.add(new ServerEntry(s.name(), s.engine(), s.url(), s.source(), s.state(), s.error(),
-        s.gpus(), s.pids(), s.stats(), models, s.pod()));
+        s.gpus(), s.pids(), s.stats(), models, s.pod(), Unavailable.of(s.state(), s.stats(), s.window())));
     points.add(cached.point(null, s.stats()));
     up.put(cached.up(s.state()), s.down() ? 0L : 1L);
     if (!s.down() && s.engineKnown()) {
