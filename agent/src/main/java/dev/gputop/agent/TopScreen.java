@@ -26,8 +26,7 @@ final class TopScreen {
   static final String NA = "N/A";
 
   /** The key line under the servers' table: what each short N/A reason means. */
-  static final String KEY = "N/E not exported by the engine · IDLE no requests in the window"
-      + " · WAIT under two scrapes yet · DOWN scrape failed · ≈ approximate mean TTFT";
+  static final String KEY = DemoTable.KEY;
 
   /** Sparkline levels, lowest first. */
   private static final char[] LEVELS = {'▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'};
@@ -65,21 +64,8 @@ final class TopScreen {
 
   /** {@code shown}, or where it is N/A the snapshot's reason for {@code field}, short. */
   static String why(JsonNode server, String field, String shown) {
-    if (!NA.equals(shown)) {
-      return shown;
-    }
-    switch (server.path("unavailable").path(field).asText("")) {
-      case "not_exported":
-        return "N/E";
-      case "no_requests":
-        return "IDLE";
-      case "starting":
-        return "WAIT";
-      case "down":
-        return "DOWN";
-      default:
-        return NA;
-    }
+    String code = NA.equals(shown) ? DemoTable.reasonCode(server, field) : null;
+    return code == null ? shown : code;
   }
 
   /** A TTFT value, or for an engine without a TTFT histogram (TGI) its approximate mean, marked ≈. */
