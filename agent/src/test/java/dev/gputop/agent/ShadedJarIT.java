@@ -159,6 +159,23 @@ class ShadedJarIT {
     }
   }
 
+  /** Ctrl-C ends the demo as a stop asked for too: exit 0, the replicas and the agent closed. */
+  @Test
+  void demo_stopsOnSigintWithExit0() throws Exception {
+    Path f = dir.resolve("demo.yaml");
+    Files.writeString(f, "listen: 127.0.0.1:0\nnvml:\n  enabled: false\n");
+    try (AgentProcess p = AgentProcess.start(dir, Map.of(), "demo", "--plain", "--config", f.toString())) {
+      long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+      while (!p.out().contains("Alerts:") && System.nanoTime() < deadline && p.process.isAlive()) {
+        Thread.sleep(50);
+      }
+      assertThat(p.out()).as(p.err()).contains("replicas (scrape these with run or Prometheus):").contains("Alerts:");
+      p.signal("INT");
+      assertThat(p.process.exitValue()).as(p.err()).isEqualTo(ExitCodes.OK);
+      assertThat(p.err()).doesNotContain("Exception");
+    }
+  }
+
   /** Exit 0 (systemd and Kubernetes read a stop as a success) and one INFO line naming the signal. */
   private static void assertStoppedCleanly(AgentProcess p, String signal) throws Exception {
     assertThat(p.process.exitValue()).as(p.err()).isEqualTo(ExitCodes.OK);
