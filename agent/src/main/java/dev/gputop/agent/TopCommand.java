@@ -427,6 +427,22 @@ final class TopCommand implements Callable<Integer> {
       }
     }
 
+    /** Why the agent could not be read, in words (the JDK's ConnectException has no message). */
+    private static String unreachable(IOException e) {
+      for (Throwable t = e; t != null; t = t.getCause()) {
+        if (t instanceof java.net.ConnectException) {
+          return "connection refused: is the agent running, and listening there?";
+        }
+        if (t instanceof java.net.http.HttpTimeoutException) {
+          return "no answer within 5 s";
+        }
+        if (t instanceof java.nio.channels.UnresolvedAddressException || t instanceof java.net.UnknownHostException) {
+          return "unknown host";
+        }
+      }
+      return e.getMessage() != null ? e.getMessage() : "the connection failed";
+    }
+
     @Override
     public String name() {
       return base;
@@ -483,7 +499,7 @@ final class TopCommand implements Callable<Integer> {
           throw new Refused("the agent at " + base + " closed the TLS connection without answering: "
               + "a listener with listener.tls.clientCaFile needs --cert-file and --key-file");
         }
-        throw e;
+        throw new IOException(unreachable(e), e);
       }
       if (r.statusCode() == 401) {
         throw new Refused("the agent at " + base + " answered 401: " + credentials.hint());

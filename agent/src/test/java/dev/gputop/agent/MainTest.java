@@ -148,6 +148,18 @@ class MainTest {
   }
 
   @Test
+  void top_saysInWordsThatTheAgentCantBeReached() throws Exception {
+    int closed;
+    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      closed = s.getLocalPort();
+    }
+    Result r = run("top", "--url", "http://127.0.0.1:" + closed, "--for", "500ms", "--plain");
+    assertThat(r.code()).isEqualTo(ExitCodes.OK);
+    assertThat(r.out()).contains("can't read http://127.0.0.1:" + closed
+        + ": connection refused: is the agent running, and listening there?").doesNotContain(": null");
+  }
+
+  @Test
   void checkConfig_validPrintsEffectiveConfigWithoutSecrets() throws Exception {
     Path f = file("ok.yaml",
         "inference:\n  endpoints:\n    - name: chat\n      url: http://10.0.0.5:8000/metrics\n"
