@@ -72,6 +72,14 @@ public final class AgentLifecycle implements AutoCloseable {
    */
   @Override
   public void close() {
+    close(null);
+  }
+
+  /**
+   * As {@link #close()}, its report naming {@code reason} (e.g. {@code SIGTERM}), so that a stop
+   * leaves one line saying why and how long it took.
+   */
+  public void close(String reason) {
     synchronized (closeLock) {
       if (closed) {
         return;
@@ -99,7 +107,7 @@ public final class AgentLifecycle implements AutoCloseable {
       server.close();
     }
     long ms = (System.nanoTime() - t0) / 1_000_000;
-    policy.logger().log(policy.logLevel(), () -> "stopped in " + ms + " ms"
+    policy.logger().log(policy.logLevel(), () -> (reason == null ? "" : reason + ": ") + "stopped in " + ms + " ms"
         + (!policy.reportTimeouts() || flushed ? "" : " (exporters did not flush in time)")
         + (!policy.reportTimeouts() || shut ? "" : " (exporters did not shut down in time)"));
   }

@@ -8,7 +8,7 @@ import picocli.CommandLine.Option;
 
 /**
  * The {@code --config F} option every command takes. Load errors surface as {@link
- * dev.gputop.config.ConfigException} (exit 1) or {@link java.io.UncheckedIOException} (exit 2),
+ * dev.gputop.config.ConfigException} (exit 1) or {@link java.io.UncheckedIOException} (exit 4),
  * which {@link Main}'s exception handler maps to exit codes.
  */
 public final class ConfigMixin {
@@ -16,12 +16,18 @@ public final class ConfigMixin {
   @Option(
       names = {"-c", "--config"},
       paramLabel = "FILE",
-      description = "YAML configuration file (SPEC section 6). Every key has a default.")
+      description = "YAML configuration file; every key has a default (README: Configuration). "
+          + "Check one with check-config.")
   Path configFile;
 
   /** The configuration from the file (or defaults), with {@code overrides} applied on top. */
   public AgentConfig load(Map<String, String> overrides) {
     return new ConfigLoader().load(configFile, overrides);
+  }
+
+  /** The configuration from the file, with {@code commandDefaults} where the file leaves a key out. */
+  public AgentConfig loadWithDefaults(Map<String, String> commandDefaults) {
+    return new ConfigLoader().load(configFile, commandDefaults, Map.of());
   }
 
   /** The configuration from the file, or defaults when none was given. */

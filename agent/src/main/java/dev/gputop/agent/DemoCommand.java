@@ -4,7 +4,6 @@ import dev.gputop.agent.demo.DemoReplicas;
 import dev.gputop.agent.demo.DemoTable;
 import dev.gputop.agent.demo.Replica;
 import dev.gputop.config.AgentConfig;
-import dev.gputop.config.DiscoveryConfig;
 import dev.gputop.config.Endpoint;
 import dev.gputop.config.InferenceConfig;
 import dev.gputop.config.TlsConfig;
@@ -15,7 +14,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -23,6 +21,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
@@ -36,15 +35,21 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     description = {
       "Scrape local replicas of vLLM, SGLang, TGI, llama.cpp and TensorRT-LLM; show a live table.",
-      "The replicas (vLLM DP 2, SGLang TP 2, TGI, llama.cpp) serve the engines' real metrics with",
-      "counters that move like loaded servers. No GPU and no inference server needed."
+      "%nThe replicas (vLLM DP 2, SGLang TP 2, TGI, llama.cpp, TensorRT-LLM) serve the engines' real"
+          + " metrics with counters that move like loaded servers; their URLs are printed for run or"
+          + " Prometheus, and the agent's listener serves the live view page. --config is honoured"
+          + " except for its endpoints and discovery (the demo scrapes its replicas, discovery off);"
+          + " refresh.normal and inference.window default to 1s and 30s. No GPU and no inference"
+          + " server needed."
     })
 final class DemoCommand implements Callable<Integer> {
 
-  /** Short enough that numbers appear within seconds, long enough for stable percentiles. */
-  static final Duration DEMO_REFRESH = Duration.ofSeconds(1);
-
-  static final Duration DEMO_WINDOW = Duration.ofSeconds(30);
+  /**
+   * The demo's own defaults, under the user's file: a refresh short enough that numbers appear
+   * within seconds, a window long enough for stable percentiles and short enough that the first
+   * burst shows.
+   */
+  static final Map<String, String> DEMO_DEFAULTS = Map.of("refresh.normal", "1s", "inference.window", "30s");
 
   private static final String CLEAR = "\033[H\033[2J";
 
@@ -63,24 +68,35 @@ final class DemoCommand implements Callable<Integer> {
   @Option(names = "--plain", description = "Never clear the screen; print each table below the last.")
   boolean plain;
 
+  @Option(names = "--port", paramLabel = "PORT",
+      description = "The agent's listener port (the page, /metrics, /api/snapshot) on the listen address's host "
+          + "(default: the configured listen address, or any free port when that is taken).")
+  Integer port;
+
+  @Option(names = "--replica-base-port", paramLabel = "PORT",
+      description = "The replicas listen on PORT, PORT+1, ... PORT+4 on 127.0.0.1 (default: free ports).")
+  int replicaBasePort;
+
   @Spec CommandSpec spec;
 
   @Override
   public Integer call() throws Exception {
-    AgentConfig file = config.load();
+    checkPorts();
+    AgentConfig file = config.loadWithDefaults(DEMO_DEFAULTS);
+    if (port != null) {
+      file = file.withListen(listenHost(file) + ":" + port);
+    }
     quietLogging();
     PrintWriter out = spec.commandLine().getOut();
     boolean redraw = !plain && System.console() != null;
-    try (DemoReplicas replicas = replicas(seed).start()) {
+    try (DemoReplicas replicas = replicas(seed).basePort(replicaBasePort).start()) {
       AgentConfig cfg = demoConfig(file, replicas.replicas());
-      StandaloneAgent agent = startAgent(cfg);
-      CountDownLatch done = new CountDownLatch(1);
-      Thread hook = new Thread(() -> {
-        agent.close();
-        done.countDown();
-      }, "gputop-demo-shutdown");
+      StandaloneAgent agent = port != null ? StandaloneAgent.start(cfg) : startAgent(cfg);
+      String replicaUrls = replicaLines(replicas.replicas());
+      Thread hook = new Thread(agent::close, "gputop-demo-shutdown");
       Runtime.getRuntime().addShutdownHook(hook);
-      try {
+      String signal = null;
+      try (StopSignals signals = StopSignals.install()) {
         agent.runtime().awaitFirstRefresh(Duration.ofSeconds(5));
         long start = System.nanoTime();
         long end = duration == null ? Long.MAX_VALUE : start + duration.toNanos();
@@ -103,7 +119,8 @@ final class DemoCommand implements Callable<Integer> {
               .append(", ").append(TimeUnit.NANOSECONDS.toSeconds(elapsed)).append('s')
               .append(duration == null ? " (Ctrl-C to stop)" : " of " + EffectiveConfig.duration(duration))
               .append('\n')
-              .append("listener: ").append(listener).append("\n\n")
+              .append("listener: ").append(listener).append('\n')
+              .append(replicaUrls).append('\n')
               .append(DemoTable.render(agent.runtime().snapshot()));
           out.print(screen);
           out.flush();
@@ -112,15 +129,14 @@ final class DemoCommand implements Callable<Integer> {
             break;
           }
           long sleep = Math.min(cfg.refreshNormal().toNanos(), end - now);
-          if (done.await(sleep, TimeUnit.NANOSECONDS)) {
-            break; // Ctrl-C: the hook is closing the agent
+          signal = signals.await(sleep);
+          if (signal != null) {
+            break; // Ctrl-C or SIGTERM: a stop asked for, exit 0
           }
         }
       } finally {
-        if (done.getCount() > 0) {
-          Runtime.getRuntime().removeShutdownHook(hook);
-          agent.close();
-        }
+        Runtime.getRuntime().removeShutdownHook(hook);
+        agent.close(signal);
       }
     }
     return ExitCodes.OK;
@@ -136,8 +152,8 @@ final class DemoCommand implements Callable<Integer> {
   }
 
   /**
-   * The user's configuration with the demo's endpoints, discovery off, a 1 s refresh and a 30 s
-   * window; NVML, the listener and Kubernetes stay as configured.
+   * The user's configuration with the demo's endpoints and discovery off; every other key as the
+   * file (or {@link #DEMO_DEFAULTS}) says.
    */
   static AgentConfig demoConfig(AgentConfig file, List<Replica> replicas) {
     List<Endpoint> endpoints = new ArrayList<>();
@@ -145,9 +161,31 @@ final class DemoCommand implements Callable<Integer> {
       endpoints.add(new Endpoint(r.name(), r.url(), Map.of(), null, TlsConfig.defaults()));
     }
     InferenceConfig i = file.inference();
-    DiscoveryConfig noDiscovery = new DiscoveryConfig(false, i.discovery().scope(), i.discovery().procRoot());
-    InferenceConfig inference = new InferenceConfig(true, DEMO_WINDOW, noDiscovery, endpoints, i.scrape());
-    return new AgentConfig(DEMO_REFRESH, file.listen(), inference, file.nvml(), file.kubernetes(), file.listener());
+    return file.withInference(i.withEnabled(true).withEndpoints(endpoints).withDiscovery(i.discovery().withEnabled(false)));
+  }
+
+  /** One line per replica: its name and the URL that {@code run} or Prometheus can scrape. */
+  static String replicaLines(List<Replica> replicas) {
+    StringBuilder b = new StringBuilder("replicas (scrape these with run or Prometheus):\n");
+    for (Replica r : replicas) {
+      b.append(String.format("  %-11s %s%n", r.name(), r.url()));
+    }
+    return b.toString();
+  }
+
+  private void checkPorts() {
+    if (port != null && (port < 0 || port > 65_535)) {
+      throw new ParameterException(spec.commandLine(), "--port must be 0 to 65535, not " + port);
+    }
+    if (replicaBasePort < 0 || replicaBasePort > DemoReplicas.Builder.MAX_BASE_PORT) {
+      throw new ParameterException(spec.commandLine(), "--replica-base-port must be 1 to "
+          + DemoReplicas.Builder.MAX_BASE_PORT + " (five ports from it), not " + replicaBasePort);
+    }
+  }
+
+  /** The listen address's host, or loopback when the file switched the listener off. */
+  private static String listenHost(AgentConfig cfg) {
+    return cfg.listenerDisabled() ? "127.0.0.1" : cfg.listen().substring(0, cfg.listen().lastIndexOf(':'));
   }
 
   /** Starts the agent; when the listen address is taken (an agent already runs), on any free port. */

@@ -1,6 +1,9 @@
 package dev.gputop.agent;
 
 import dev.gputop.config.AgentConfig;
+import dev.gputop.config.Clock;
+import dev.gputop.config.Endpoint;
+import dev.gputop.config.ScrapeConfig;
 import dev.gputop.inference.engine.EngineMapper;
 import dev.gputop.inference.engine.Explanation;
 import dev.gputop.inference.engine.UserProfiles;
@@ -8,29 +11,47 @@ import dev.gputop.inference.parse.Exposition;
 import dev.gputop.inference.parse.ExpositionFormatException;
 import dev.gputop.inference.parse.ExpositionParser;
 import dev.gputop.inference.parse.ParserLimits;
-import java.io.IOException;
+import dev.gputop.inference.scrape.HttpScraper;
+import dev.gputop.inference.scrape.ScrapeResult;
+import dev.gputop.inference.scrape.UnreadableBody;
+import dev.gputop.inference.stats.ConceptResult;
+import io.opentelemetry.api.OpenTelemetry;
 import java.io.PrintWriter;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code gputop-agent explain --url URL}: scrapes one endpoint once and prints, for every concept,
- * the source series that fed it (name, labels, value, the rule that read, summed or skipped it)
- * or why none did. The first thing to run when a number looks wrong.
+ * {@code gputop-agent explain --url URL}: scrapes one endpoint once, through the scraper {@code
+ * run} uses ({@link HttpScraper}: the same headers, bearer token, TLS, limits and error texts;
+ * an endpoint of {@code --config} with this URL lends its headers, token and TLS), and prints,
+ * for every concept, the source series that fed it (name, labels, value, the rule that read or
+ * skipped it) or why none did, then how the agent combines the series read and the value it
+ * reports ({@link ConceptResult}). The first thing to run when a number looks wrong.
+ *
+ * <p>Its printing is in two places: {@link #fail} for the one-line errors, and the end of {@link
+ * #call} for the result.
  */
 @Command(
     name = "explain",
     mixinStandardHelpOptions = true,
-    description = "Scrape one metrics URL and show, for each value, which series fed it and by which rule, or why none did.")
+    description = {
+      "Scrape one metrics URL and show, for each value, which series fed it and by which rule, or why none did.",
+      "%nThen how the agent combines them (sum, max) and the value it reports. The scrape is run's own: an"
+          + " endpoint of --config with this URL lends its headers, bearer token and TLS, and inference.scrape.*"
+          + " its limits. Exit 4 when the URL can't be scraped or read."
+    })
 public final class ExplainCommand implements Callable<Integer> {
 
   @Mixin ConfigMixin config;
@@ -39,8 +60,8 @@ public final class ExplainCommand implements Callable<Integer> {
   URI url;
 
   @Option(names = "--timeout", paramLabel = "D", converter = DurationConverter.class,
-      description = "How long the scrape may take (default: 10s).")
-  Duration timeout = Duration.ofSeconds(10);
+      description = "How long the scrape may take (default: inference.scrape.timeout, 2s).")
+  Duration timeout;
 
   @Option(names = "--json", description = "Print the explanation as JSON.")
   boolean json;
@@ -51,49 +72,91 @@ public final class ExplainCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     AgentConfig cfg = config.load();
     EngineMapper mapper = new EngineMapper(UserProfiles.load(cfg.inference().engines()));
-    PrintWriter out = spec.commandLine().getOut();
-    PrintWriter err = spec.commandLine().getErr();
-    if (!"http".equalsIgnoreCase(url.getScheme()) && !"https".equalsIgnoreCase(url.getScheme())) {
-      err.println("explain: the URL must be http or https: " + url);
-      err.flush();
-      return ExitCodes.CONFIG;
-    }
-    byte[] body;
+    Endpoint endpoint;
     try {
-      HttpClient client = HttpClient.newBuilder().connectTimeout(timeout).build();
-      HttpResponse<byte[]> response = client.send(
-          HttpRequest.newBuilder(url).timeout(timeout)
-              .header("Accept", "text/plain;version=0.0.4, application/openmetrics-text;q=0.5, */*;q=0.1")
-              .GET().build(),
-          HttpResponse.BodyHandlers.ofByteArray());
-      if (response.statusCode() != 200) {
-        err.println("explain: " + url + " answered HTTP " + response.statusCode());
-        err.flush();
-        return ExitCodes.IO;
-      }
-      body = response.body();
-    } catch (IOException e) {
-      err.println("explain: can't scrape " + url + ": " + e);
-      err.flush();
-      return ExitCodes.IO;
+      endpoint = endpoint(cfg, url);
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(spec.commandLine(), "--url " + e.getMessage());
+    }
+    ScrapeConfig s = cfg.inference().scrape();
+    if (timeout != null) {
+      s = new ScrapeConfig(timeout, s.maxBodyBytes(), s.maxLineLength(), s.maxSeries(), s.maxLabels(), s.concurrency());
+    }
+    ScrapeResult result = scrape(s, endpoint);
+    if (!result.ok()) {
+      return fail("can't scrape " + url + ": " + result.error());
     }
     Exposition exposition;
     try {
-      exposition = new ExpositionParser(ParserLimits.defaults()).parse(body, 0, body.length);
+      exposition = new ExpositionParser(new ParserLimits(s.maxLineLength(), s.maxSeries(), s.maxLabels()))
+          .parse(result.body(), 0, result.length());
     } catch (ExpositionFormatException e) {
-      err.println("explain: malformed exposition from " + url + ": " + e.getMessage());
-      err.flush();
-      return ExitCodes.IO;
+      return fail("can't read " + url + ": " + UnreadableBody.message(result, e));
     }
     Explanation explanation = Explanation.of(exposition, mapper);
+    List<ConceptResult> results = explanation.profile() == null ? List.of() : ConceptResult.of(mapper.map(exposition));
+    PrintWriter out = spec.commandLine().getOut();
     if (json) {
-      out.println(Json.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(explanation.tree()));
+      Map<String, Object> tree = new LinkedHashMap<>(explanation.tree());
+      List<Map<String, String>> values = new java.util.ArrayList<>();
+      for (ConceptResult r : results) {
+        values.add(Map.of("concept", r.concept().key(), "combined", r.combined(), "value", r.value()));
+      }
+      tree.put("results", values);
+      out.println(Json.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(tree));
     } else {
-      out.println("scraped " + url + ": " + body.length + " bytes, " + exposition.families().size()
+      out.println("scraped " + url + (endpoint.name().equals(ADHOC) ? "" : " (as endpoint " + endpoint.name() + ")")
+          + ": " + result.length() + " bytes, " + exposition.families().size()
           + " families, " + exposition.sampleCount() + " samples");
       out.print(explanation.text());
+      out.print(resultsText(results));
     }
     out.flush();
     return ExitCodes.OK;
+  }
+
+  /** The name of an endpoint that is not in the configuration. */
+  private static final String ADHOC = "explain";
+
+  /** The configured endpoint with this URL (its headers, token and TLS), or a bare one. */
+  static Endpoint endpoint(AgentConfig cfg, URI url) {
+    for (Endpoint e : cfg.inference().endpoints()) {
+      if (e.url().normalize().toString().equalsIgnoreCase(url.normalize().toString())) {
+        return e;
+      }
+    }
+    return Endpoint.of(ADHOC, Endpoint.parseUrl(url.toString()));
+  }
+
+  /** One scrape as {@code run}'s receiver does it; its failure, if any, is the result's error. */
+  private static ScrapeResult scrape(ScrapeConfig s, Endpoint endpoint) {
+    // The scraper logs a failure as a warning too; here the error line below says it once.
+    Logger scraperLog = Logger.getLogger(HttpScraper.class.getName());
+    Level level = scraperLog.getLevel();
+    scraperLog.setLevel(Level.OFF);
+    try (HttpScraper scraper = new HttpScraper(s, Clock.system(), OpenTelemetry.noop())) {
+      return scraper.scrapeAll(List.of(endpoint)).get(0);
+    } finally {
+      scraperLog.setLevel(level);
+    }
+  }
+
+  /** How each concept's series were combined and what the agent reports, one line each. */
+  static String resultsText(List<ConceptResult> results) {
+    if (results.isEmpty()) {
+      return "";
+    }
+    StringBuilder sb = new StringBuilder("\nas the agent reports them (this scrape):\n");
+    for (ConceptResult r : results) {
+      sb.append(String.format("  %-20s %s; %s%n", r.concept().key(), r.combined(), r.value()));
+    }
+    return sb.toString();
+  }
+
+  private int fail(String message) {
+    PrintWriter err = spec.commandLine().getErr();
+    err.println("explain: " + message);
+    err.flush();
+    return ExitCodes.IO;
   }
 }

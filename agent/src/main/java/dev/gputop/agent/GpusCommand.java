@@ -25,8 +25,8 @@ import picocli.CommandLine.Spec;
  * same {@code gpus[]} records as {@code /api/snapshot} ({@code server} is null here: no inference
  * receiver runs).
  *
- * <p>Exit codes: 0 when NVML answered (also with no GPU); 2 when NVML is unavailable (the library
- * is missing or can't be initialized: an I/O failure in SPEC's terms), with "NVML unavailable:
+ * <p>Exit codes: 0 when NVML answered (also with no GPU); 4 when NVML is unavailable (the library
+ * is missing or can't be initialized: an I/O failure), with "NVML unavailable:
  * REASON" on stderr and, with {@code --json}, {@code {"gpus": [], "unavailable": REASON}} on stdout
  * so scripts still get a document; 1 for a bad configuration.
  */
@@ -35,7 +35,7 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     description = {
       "Read every GPU once through NVML and print it with its processes, like a small nvidia-smi.",
-      "Uses nvml.library from --config. Exit 2 when NVML is unavailable."
+      "%nUses nvml.library from --config. Exit 4 when NVML is unavailable (no driver, no GPU access)."
     })
 final class GpusCommand implements Callable<Integer> {
 

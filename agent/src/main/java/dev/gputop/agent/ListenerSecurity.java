@@ -285,7 +285,8 @@ final class ListenerSecurity {
       } catch (java.nio.file.NoSuchFileException e) {
         throw new CredentialException("listener.auth.basicUsersFile " + file + " does not exist");
       } catch (IOException e) {
-        throw new CredentialException("cannot read listener.auth.basicUsersFile " + file + ": " + e.getClass().getSimpleName());
+        throw new CredentialException("cannot read listener.auth.basicUsersFile " + file + ": "
+            + dev.gputop.config.internal.IoMessages.describe(e));
       }
       Map<String, byte[]> out = new HashMap<>();
       for (int i = 0; i < lines.size(); i++) {

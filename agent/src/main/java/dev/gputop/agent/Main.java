@@ -6,15 +6,29 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /**
- * The {@code gputop-agent} command line. Exit codes: 0 ok, 1 configuration (a bad file, key or
- * command-line option), 2 I/O (unreadable file, port in use), 3 runtime.
+ * The {@code gputop-agent} command line. Exit codes ({@link ExitCodes}, README.md): 0 ok (also
+ * after SIGTERM or SIGINT), 1 configuration (a bad file, key or value), 2 usage (a wrong command
+ * line, as picocli has it), 3 runtime, 4 I/O (unreadable file, port in use, unreachable server).
  */
 @Command(
     name = "gputop-agent",
     mixinStandardHelpOptions = true,
     versionProvider = Main.Version.class,
-    description = "GPU and LLM-inference telemetry agent: NVML and inference-server receivers, exported over OTLP and Prometheus.",
+    description = {
+      "GPU and LLM-inference telemetry agent: NVML and inference-server receivers, exported over"
+          + " OTLP and Prometheus, with a live view on a web page and in the terminal (top).",
+      "%nRun 'gputop-agent help COMMAND' for a command's options; the README has the rest."
+    },
+    footerHeading = "%nExit codes:%n",
+    footer = {
+      "  0  ok, also after SIGTERM or Ctrl-C",
+      "  1  bad configuration (the message names the key and its line)",
+      "  2  wrong command line (unknown option or command, bad option value)",
+      "  3  runtime failure",
+      "  4  I/O (a file can't be read, the port is in use, a server can't be reached)"
+    },
     subcommands = {
+      CommandLine.HelpCommand.class,
       RunCommand.class,
       SnapshotCommand.class,
       DiscoverCommand.class,
@@ -93,7 +107,7 @@ public final class Main implements Runnable {
    * the full command line.
    */
   static CommandLine commandLine(String... args) {
-    if (args.length > 0) {
+    if (args.length > 0 && !args[0].equals("help")) {
       for (Class<?> c : Main.class.getAnnotation(Command.class).subcommands()) {
         Command command = c.getAnnotation(Command.class);
         if (command != null && command.name().equals(args[0])) {
@@ -106,26 +120,34 @@ public final class Main implements Runnable {
     return commandLine();
   }
 
-  /** The whole command line with the exit-code mapping of SPEC.md section 5. */
+  /** The whole command line with the agent's exit codes. */
   static CommandLine commandLine() {
     return withExitCodes(new CommandLine(new Main()));
   }
 
   private static CommandLine withExitCodes(CommandLine cl) {
     cl.setExecutionExceptionHandler((e, cmd, parseResult) -> exitCode(e, cmd.getErr()));
-    // A wrong option or value on the command line is configuration too (picocli would say 2,
-    // which here means I/O).
-    cl.setParameterExceptionHandler(
-        (e, args) -> {
-          CommandLine cmd = e.getCommandLine();
-          cmd.getErr().println("configuration error: " + e.getMessage());
-          cmd.getErr().println("Try '" + cmd.getCommandSpec().qualifiedName() + " --help'.");
-          return ExitCodes.CONFIG;
-        });
+    cl.setParameterExceptionHandler(Main::usageError);
     return cl;
   }
 
-  /** The exit code of SPEC.md section 5 for a command that failed with {@code e}, said on {@code err}. */
+  /**
+   * A wrong command line: what was wrong, the nearest option or command when one was mistyped,
+   * and where the usage is; exit 2, picocli's code for it.
+   */
+  private static int usageError(CommandLine.ParameterException e, String[] args) {
+    CommandLine cmd = e.getCommandLine();
+    PrintWriter err = cmd.getErr();
+    err.println("usage error: " + e.getMessage());
+    if (e instanceof CommandLine.UnmatchedArgumentException u && !u.getSuggestions().isEmpty()) {
+      // picocli ranks them nearest first; the rest are often far (chek-config: help, version)
+      err.println("did you mean " + u.getSuggestions().get(0) + "?");
+    }
+    err.println("Try '" + cmd.getCommandSpec().qualifiedName() + " --help'.");
+    return ExitCodes.USAGE;
+  }
+
+  /** The exit code for a command that failed with {@code e}, said on {@code err}. */
   private static int exitCode(Exception e, PrintWriter err) {
     if (e instanceof dev.gputop.config.ConfigException) {
       err.println("configuration error: " + e.getMessage());
@@ -135,7 +157,7 @@ public final class Main implements Runnable {
       err.println("I/O error: " + e.getMessage());
       return ExitCodes.IO;
     }
-    err.println("error: " + e);
+    err.println("error: " + (e.getMessage() != null ? e.getMessage() : "unexpected " + e.getClass().getSimpleName()));
     return ExitCodes.RUNTIME;
   }
 
@@ -159,8 +181,6 @@ public final class Main implements Runnable {
   /** Prints the agent's version. */
   @Command(name = "version", mixinStandardHelpOptions = true, description = "Print the version and exit.")
   static final class VersionCommand implements Runnable {
-    @picocli.CommandLine.Mixin ConfigMixin config;
-
     @picocli.CommandLine.Spec picocli.CommandLine.Model.CommandSpec spec;
 
     @Override

@@ -20,8 +20,8 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     description = {
       "Run the receivers for a while, print one JSON snapshot and exit.",
-      "The document is the one /api/snapshot serves (docs/json-schema.md). Rates and percentiles",
-      "need two scrapes, so D should be at least refresh.normal. Opens no listener, exports nothing."
+      "%nThe document is the one /api/snapshot serves (docs/json-schema.md). Rates and percentiles"
+          + " need two scrapes, so D should be at least refresh.normal. Opens no listener, exports nothing."
     })
 final class SnapshotCommand implements Callable<Integer> {
 
@@ -33,9 +33,6 @@ final class SnapshotCommand implements Callable<Integer> {
       converter = DurationConverter.class,
       description = "How long to run the receivers, e.g. 10s (default: twice refresh.normal).")
   Duration duration;
-
-  @Option(names = "--json", description = "Print JSON (the default and only format of this command).")
-  boolean json = true;
 
   @Spec CommandSpec spec;
 

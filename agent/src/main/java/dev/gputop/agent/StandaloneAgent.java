@@ -88,4 +88,9 @@ final class StandaloneAgent implements AutoCloseable {
   public void close() {
     lifecycle.close();
   }
+
+  /** As {@link #close()}; the one log line of the stop names {@code reason} (e.g. {@code SIGTERM}). */
+  void close(String reason) {
+    lifecycle.close(reason);
+  }
 }

@@ -58,8 +58,9 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     description = {
       "The live view in a terminal: servers, latencies, load, GPUs, alerts and 10-minute sparklines.",
-      "Reads a running agent (--url) or runs the receivers itself. Keys: arrows or j/k select,",
-      "Enter shows the selected server's details, q quits. Plain text when stdout is not a terminal."
+      "%nReads a running agent (--url) or runs the receivers itself (--config). Keys: arrows or j/k"
+          + " select, Enter shows the selected server's details, q quits. Plain text when stdout is"
+          + " not a terminal."
     })
 final class TopCommand implements Callable<Integer> {
 
@@ -426,6 +427,22 @@ final class TopCommand implements Callable<Integer> {
       }
     }
 
+    /** Why the agent could not be read, in words (the JDK's ConnectException has no message). */
+    private static String unreachable(IOException e) {
+      for (Throwable t = e; t != null; t = t.getCause()) {
+        if (t instanceof java.net.ConnectException) {
+          return "connection refused: is the agent running, and listening there?";
+        }
+        if (t instanceof java.net.http.HttpTimeoutException) {
+          return "no answer within 5 s";
+        }
+        if (t instanceof java.nio.channels.UnresolvedAddressException || t instanceof java.net.UnknownHostException) {
+          return "unknown host";
+        }
+      }
+      return e.getMessage() != null ? e.getMessage() : "the connection failed";
+    }
+
     @Override
     public String name() {
       return base;
@@ -482,7 +499,7 @@ final class TopCommand implements Callable<Integer> {
           throw new Refused("the agent at " + base + " closed the TLS connection without answering: "
               + "a listener with listener.tls.clientCaFile needs --cert-file and --key-file");
         }
-        throw e;
+        throw new IOException(unreachable(e), e);
       }
       if (r.statusCode() == 401) {
         throw new Refused("the agent at " + base + " answered 401: " + credentials.hint());

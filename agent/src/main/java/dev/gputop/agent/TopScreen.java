@@ -15,12 +15,18 @@ import org.jline.utils.AttributedStyle;
  * alerts, the servers' table (the selected row in reverse video), the GPUs, and, when the detail
  * is open, the selected server's latency table, its load details and sparklines of the last ten
  * minutes (TTFT p50 and p99, requests/s, generation tokens/s, KV cache). Columns that don't fit
- * the width are left out, least important first; values that are not available show as {@code
- * N/A}. Pure: the same view gives the same lines. Thread-safe (stateless).
+ * the width are left out, least important first; a value that is not available shows its reason
+ * from the snapshot's {@code unavailable} ({@code N/E} not exported, {@code IDLE} no requests,
+ * {@code WAIT} starting, {@code DOWN}; {@code N/A} without one), explained by the key line under
+ * the table; TGI's approximate mean TTFT shows as {@code ≈}. Pure: the same view gives the same
+ * lines. Thread-safe (stateless).
  */
 final class TopScreen {
 
   static final String NA = "N/A";
+
+  /** The key line under the servers' table: what each short N/A reason means. */
+  static final String KEY = DemoTable.KEY;
 
   /** Sparkline levels, lowest first. */
   private static final char[] LEVELS = {'▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'};
@@ -44,27 +50,41 @@ final class TopScreen {
       new Column("SERVER", 16, 0, true, s -> s.path("name").asText(NA)),
       new Column("ENGINE", 8, 7, true, s -> text(s.get("engine"))),
       new Column("STATE", 8, 1, true, s -> text(s.get("state"))),
-      new Column("RUN", 5, 2, false, s -> count(s.get("running"))),
-      new Column("WAIT", 5, 1, false, s -> count(s.get("waiting"))),
-      new Column("KV", 5, 2, false, s -> percent(s.get("kvCacheUsage"))),
-      new Column("TTFT p50", 9, 3, false, s -> seconds(s.path("ttft").get("p50"))),
-      new Column("TTFT p99", 9, 1, false, s -> seconds(s.path("ttft").get("p99"))),
-      new Column("ITL p50", 8, 2, false, s -> seconds(s.path("itl").get("p50"))),
-      new Column("E2E p50", 8, 6, false, s -> seconds(s.path("e2e").get("p50"))),
-      new Column("E2E p99", 8, 4, false, s -> seconds(s.path("e2e").get("p99"))),
-      new Column("REQ/S", 7, 3, false, s -> rate(s.get("requestsPerSecond"), 2)),
-      new Column("PROMPT/S", 9, 5, false, s -> rate(s.get("promptTokensPerSecond"), 0)),
-      new Column("GEN/S", 8, 3, false, s -> rate(s.get("generationTokensPerSecond"), 0)));
+      new Column("RUN", 5, 2, false, s -> why(s, "running", count(s.get("running")))),
+      new Column("WAIT", 5, 1, false, s -> why(s, "waiting", count(s.get("waiting")))),
+      new Column("KV", 5, 2, false, s -> why(s, "kvCacheUsage", percent(s.get("kvCacheUsage")))),
+      new Column("TTFT p50", 9, 3, false, s -> ttft(s, seconds(s.path("ttft").get("p50")))),
+      new Column("TTFT p99", 9, 1, false, s -> why(s, "ttft", seconds(s.path("ttft").get("p99")))),
+      new Column("ITL p50", 8, 2, false, s -> why(s, "itl", seconds(s.path("itl").get("p50")))),
+      new Column("E2E p50", 8, 6, false, s -> why(s, "e2e", seconds(s.path("e2e").get("p50")))),
+      new Column("E2E p99", 8, 4, false, s -> why(s, "e2e", seconds(s.path("e2e").get("p99")))),
+      new Column("REQ/S", 7, 3, false, s -> why(s, "requestsPerSecond", rate(s.get("requestsPerSecond"), 2))),
+      new Column("PROMPT/S", 9, 5, false, s -> why(s, "promptTokensPerSecond", rate(s.get("promptTokensPerSecond"), 0))),
+      new Column("GEN/S", 8, 3, false, s -> why(s, "generationTokensPerSecond", rate(s.get("generationTokensPerSecond"), 0))));
 
-  /** The four charts: label, series of /api/history, how to show its latest value. */
-  private record Chart(String label, String series, Function<JsonNode, String> format) {}
+  /** {@code shown}, or where it is N/A the snapshot's reason for {@code field}, short. */
+  static String why(JsonNode server, String field, String shown) {
+    String code = NA.equals(shown) ? DemoTable.reasonCode(server, field) : null;
+    return code == null ? shown : code;
+  }
+
+  /** A TTFT value, or for an engine without a TTFT histogram (TGI) its approximate mean, marked ≈. */
+  private static String ttft(JsonNode server, String shown) {
+    if (NA.equals(shown) && server.path("ttftApproxMean").isNumber()) {
+      return "≈" + seconds(server.get("ttftApproxMean"));
+    }
+    return why(server, "ttft", shown);
+  }
+
+  /** The charts: label, series of /api/history, how to show a value, the snapshot field of its N/A reason. */
+  private record Chart(String label, String series, Function<JsonNode, String> format, String reasonField) {}
 
   private static final List<Chart> CHARTS = List.of(
-      new Chart("TTFT p50", "ttftP50", TopScreen::seconds),
-      new Chart("TTFT p99", "ttftP99", TopScreen::seconds),
-      new Chart("Req/s", "requestsPerSecond", v -> rate(v, 2)),
-      new Chart("Gen tok/s", "generationTokensPerSecond", v -> rate(v, 0)),
-      new Chart("KV cache", "kvCacheUsage", TopScreen::percent));
+      new Chart("TTFT p50", "ttftP50", TopScreen::seconds, "ttft"),
+      new Chart("TTFT p99", "ttftP99", TopScreen::seconds, "ttft"),
+      new Chart("Req/s", "requestsPerSecond", v -> rate(v, 2), "requestsPerSecond"),
+      new Chart("Gen tok/s", "generationTokensPerSecond", v -> rate(v, 0), "generationTokensPerSecond"),
+      new Chart("KV cache", "kvCacheUsage", TopScreen::percent, "kvCacheUsage"));
 
   private TopScreen() {}
 
@@ -114,6 +134,9 @@ final class TopScreen {
       String line = row(columns, servers.get(i));
       out.add(i == selected ? new AttributedString(pad(line, width, true), AttributedStyle.INVERSE) : plain(line));
     }
+    if (servers.size() > 0) {
+      out.add(plain(KEY));
+    }
     gpus(out, snap);
     if (view.detail() && servers.size() > 0) {
       detail(out, servers.get(selected), view.history(), width);
@@ -153,58 +176,100 @@ final class TopScreen {
     out.add(bold(String.format(Locale.ROOT, "%-6s %9s %9s %9s %9s %9s", "", "mean", "p50", "p90", "p99", "count")));
     for (String[] l : new String[][] {{"TTFT", "ttft"}, {"ITL", "itl"}, {"E2E", "e2e"}, {"Queue", "queue"}}) {
       JsonNode lat = s.get(l[1]);
+      String mean = seconds(lat == null ? null : lat.get("mean"));
       out.add(plain(String.format(Locale.ROOT, "%-6s %9s %9s %9s %9s %9s", l[0],
-          seconds(lat == null ? null : lat.get("mean")), seconds(lat == null ? null : lat.get("p50")),
-          seconds(lat == null ? null : lat.get("p90")), seconds(lat == null ? null : lat.get("p99")),
-          count(lat == null ? null : lat.get("count")))));
+          l[1].equals("ttft") ? ttft(s, mean) : why(s, l[1], mean), why(s, l[1], seconds(lat == null ? null : lat.get("p50"))),
+          why(s, l[1], seconds(lat == null ? null : lat.get("p90"))), why(s, l[1], seconds(lat == null ? null : lat.get("p99"))),
+          why(s, l[1], count(lat == null ? null : lat.get("count"))))));
     }
-    out.add(plain("Running " + count(s.get("running")) + " · waiting " + count(s.get("waiting"))
-        + " · KV cache " + percent(s.get("kvCacheUsage")) + " · prefix hit " + percent(s.get("prefixHitRatio"))
-        + " · preemptions/s " + rate(s.get("preemptionsPerSecond"), 2)
-        + " · prompt " + rate(s.get("promptTokensPerSecond"), 0) + " tok/s"
-        + " · generation " + rate(s.get("generationTokensPerSecond"), 0) + " tok/s"));
+    out.add(plain("Running " + why(s, "running", count(s.get("running")))
+        + " · waiting " + why(s, "waiting", count(s.get("waiting")))
+        + " · KV cache " + why(s, "kvCacheUsage", percent(s.get("kvCacheUsage")))
+        + " · prefix hit " + why(s, "prefixHitRatio", percent(s.get("prefixHitRatio")))
+        + " · preemptions/s " + why(s, "preemptionsPerSecond", rate(s.get("preemptionsPerSecond"), 2))
+        + " · prompt " + why(s, "promptTokensPerSecond", rate(s.get("promptTokensPerSecond"), 0)) + " tok/s"
+        + " · generation " + why(s, "generationTokensPerSecond", rate(s.get("generationTokensPerSecond"), 0)) + " tok/s"));
     out.add(plain("GPUs " + list(s.get("gpus")) + " · PIDs " + list(s.get("pids"))
         + " · error " + (s.hasNonNull("error") ? s.get("error").asText() : "none")));
     int points = history == null ? 0 : history.path("times").size();
-    out.add(plain("Last 10 minutes (" + points + " points):"));
-    int chartWidth = Math.max(10, width - 24);
+    long spanMillis = 1000L * (history == null ? 600 : history.path("spanSeconds").asLong(600));
+    // label, sparkline, then "latest (min–max)": the widest of these is about 40 columns
+    int chartWidth = Math.max(10, width - 11 - 32);
+    out.add(plain("Last " + minutes(spanMillis) + " (" + points + " points, "
+        + String.format(Locale.ROOT, "%.0f", spanMillis / 1000.0 / chartWidth) + " s a column; each column its largest"
+        + " value, scaled between the line's smallest and largest):"));
     for (Chart c : CHARTS) {
       JsonNode values = history == null ? null : history.path("series").get(c.series());
+      JsonNode times = history == null ? null : history.path("times");
       JsonNode latest = null;
+      double min = Double.POSITIVE_INFINITY;
+      double max = Double.NEGATIVE_INFINITY;
       if (values != null) {
-        for (int i = values.size() - 1; i >= 0 && latest == null; i--) {
-          latest = values.get(i).isNull() ? null : values.get(i);
+        for (int i = values.size() - 1; i >= 0; i--) {
+          if (values.get(i).isNumber()) {
+            latest = latest == null ? values.get(i) : latest;
+            min = Math.min(min, values.get(i).asDouble());
+            max = Math.max(max, values.get(i).asDouble());
+          }
         }
       }
-      out.add(plain(String.format(Locale.ROOT, "%-10s %s %s", c.label(), sparkline(values, chartWidth), c.format().apply(latest))));
+      String range = latest == null ? "" : " (" + c.format().apply(Json.MAPPER.getNodeFactory().numberNode(min))
+          + "–" + c.format().apply(Json.MAPPER.getNodeFactory().numberNode(max)) + ")";
+      String last = latest == null ? why(s, c.reasonField(), NA) : c.format().apply(latest);
+      out.add(plain(String.format(Locale.ROOT, "%-10s %s %s%s", c.label(),
+          sparkline(times, values, spanMillis, chartWidth), last, range)));
     }
   }
 
+  private static String minutes(long millis) {
+    return millis % 60_000 == 0 ? millis / 60_000 + " minutes" : millis / 1000 + " s";
+  }
+
   /**
-   * The last {@code width} points of {@code values} as one character each, scaled from 0 to the
-   * largest; a null point is a space, and fewer points than the width are padded on the left.
+   * The {@code spanMillis} up to the newest of {@code times} drawn in {@code width} columns, each
+   * column the same share of time: its character is the largest value recorded in it (so a burst
+   * shorter than a column still shows), a space where nothing was recorded (before the history
+   * began, or N/A). The levels run from the smallest to the largest value drawn, on a logarithmic
+   * scale when they span ten times or more (a 6 s TTFT burst and a 100 ms baseline both show
+   * their shape), else linearly; a flat line sits on the lowest level.
    */
-  static String sparkline(JsonNode values, int width) {
+  static String sparkline(JsonNode times, JsonNode values, long spanMillis, int width) {
+    double[] cells = new double[width];
+    java.util.Arrays.fill(cells, Double.NaN);
+    int n = values == null || times == null ? 0 : Math.min(values.size(), times.size());
+    if (n > 0) {
+      long end = times.get(n - 1).asLong();
+      long start = end - spanMillis;
+      for (int i = 0; i < n; i++) {
+        JsonNode v = values.get(i);
+        long t = times.get(i).asLong();
+        if (!v.isNumber() || t < start) {
+          continue;
+        }
+        // Column k holds [start + k·span/width, start + (k+1)·span/width); the newest point the last.
+        int cell = t >= end ? width - 1 : (int) ((t - start) * width / Math.max(1, spanMillis));
+        cell = Math.max(0, Math.min(width - 1, cell));
+        cells[cell] = Double.isNaN(cells[cell]) ? v.asDouble() : Math.max(cells[cell], v.asDouble());
+      }
+    }
+    double lo = Double.POSITIVE_INFINITY;
+    double hi = Double.NEGATIVE_INFINITY;
+    for (double c : cells) {
+      if (!Double.isNaN(c)) {
+        lo = Math.min(lo, c);
+        hi = Math.max(hi, c);
+      }
+    }
+    boolean log = lo > 0 && hi / lo >= 10;
     StringBuilder b = new StringBuilder(width);
-    int n = values == null ? 0 : values.size();
-    int from = Math.max(0, n - width);
-    double max = 0;
-    for (int i = from; i < n; i++) {
-      if (values.get(i).isNumber()) {
-        max = Math.max(max, values.get(i).asDouble());
-      }
-    }
-    for (int i = n - from; i < width; i++) {
-      b.append(' ');
-    }
-    for (int i = from; i < n; i++) {
-      JsonNode v = values.get(i);
-      if (!v.isNumber()) {
+    for (double c : cells) {
+      if (Double.isNaN(c)) {
         b.append(' ');
-      } else {
-        int level = max <= 0 ? 0 : (int) Math.round(v.asDouble() / max * (LEVELS.length - 1));
-        b.append(LEVELS[Math.max(0, Math.min(LEVELS.length - 1, level))]);
+        continue;
       }
+      double f = hi <= lo ? 0 : log ? Math.log(c / lo) / Math.log(hi / lo) : (c - lo) / (hi - lo);
+      int level = (int) Math.round(f * (LEVELS.length - 1));
+      b.append(LEVELS[Math.max(0, Math.min(LEVELS.length - 1, level))]);
     }
     return b.toString();
   }

@@ -93,6 +93,17 @@ final class AgentProcess implements AutoCloseable {
     return (System.nanoTime() - t0) / 1_000_000;
   }
 
+  /** As {@link #terminate()}, with {@code kill -SIGNAL} (e.g. {@code INT}, what Ctrl-C sends). */
+  long signal(String signal) throws Exception {
+    long t0 = System.nanoTime();
+    Process kill = new ProcessBuilder("kill", "-" + signal, String.valueOf(process.pid())).inheritIO().start();
+    if (kill.waitFor() != 0) {
+      throw new AssertionError("kill -" + signal + " failed");
+    }
+    waitFor(Duration.ofSeconds(60));
+    return (System.nanoTime() - t0) / 1_000_000;
+  }
+
   /**
    * How long a JVM that does nothing ({@link HostApp}, started and serving) takes from SIGTERM to
    * its exit, measured now: the JVM's own part of any exit (running its shutdown machinery,
@@ -128,9 +139,7 @@ final class AgentProcess implements AutoCloseable {
    * The longest an agent may take from SIGTERM to its exit, given the idle JVM's exit measured at
    * the same time: on top of that, the stop's budget ({@link StandaloneAgent#STOP_BUDGET}: every
    * step is bounded by its share) plus the floor the SDK's shutdown always gets ({@link
-   * StandaloneAgent#SHUTDOWN_FLOOR}). The agent reports its own stop time only through
-   * java.util.logging, whose handlers the JVM closes in a shutdown hook of its own, so the line is
-   * not there to read.
+   * StandaloneAgent#SHUTDOWN_FLOOR}).
    */
   static long maxExitMillis(long idleJvmExitMillis) {
     return StandaloneAgent.STOP_BUDGET.plus(StandaloneAgent.SHUTDOWN_FLOOR).toMillis() + idleJvmExitMillis;

@@ -358,6 +358,7 @@ class AgentRuntimeTest {
     slo.put("e2e", null);
     slo.put("queue", null);
     s.put("slo", slo);
+    s.put("unavailable", Map.of("prefixHitRatio", "not_exported", "queue", "not_exported"));
     return s;
   }
 

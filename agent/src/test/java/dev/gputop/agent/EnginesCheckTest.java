@@ -104,7 +104,7 @@ class EnginesCheckTest {
     assertThat(out).contains("verdict: the profile fits this server\n");
     // Read: what the scrape has; N/A: the conditional names (iteration stats, a draft model).
     assertThat(out).contains("read: 11 of 18 concepts the profile maps: prefixHits, prefixQueries, requests,"
-        + " promptTokens, generationTokens, ttft, itl, e2e, queue, prefill, decode\n");
+        + " promptTokens, generationTokens, ttft, tpot, e2e, queue, prefill, decode\n");
     // N/A: the names behind a condition (iteration stats, the first error, a draft model).
     assertThat(out).contains("N/A: running, waiting, kvCache, failedRequests, abortedRequests, specDraftTokens,"
         + " specAcceptedTokens\n");
@@ -158,7 +158,7 @@ class EnginesCheckTest {
 
   @Test
   void check_needsUrlAndUrlNeedsCheck() {
-    assertThat(run(ExitCodes.CONFIG, "engines", "--check")).contains("--check and --url go together");
-    assertThat(run(ExitCodes.CONFIG, "engines", "--url", url)).contains("--check and --url go together");
+    assertThat(run(ExitCodes.USAGE, "engines", "--check")).contains("--check and --url go together");
+    assertThat(run(ExitCodes.USAGE, "engines", "--url", url)).contains("--check and --url go together");
   }
 }

@@ -11,9 +11,12 @@ import java.io.StringWriter;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 /** explain against a real HTTP server on loopback that serves an SGLang-style exposition. */
@@ -39,19 +42,49 @@ class ExplainCommandTest {
   private HttpServer server;
   private String url;
 
+  /** Two data-parallel engines of vLLM: running is their sum, the KV cache the fuller one. */
+  private static final String VLLM_DP2 =
+      "# TYPE vllm:num_requests_running gauge\n"
+          + "vllm:num_requests_running{engine=\"0\",model_name=\"m\"} 2.0\n"
+          + "vllm:num_requests_running{engine=\"1\",model_name=\"m\"} 5.0\n"
+          + "# TYPE vllm:kv_cache_usage_perc gauge\n"
+          + "vllm:kv_cache_usage_perc{engine=\"0\",model_name=\"m\"} 0.25\n"
+          + "vllm:kv_cache_usage_perc{engine=\"1\",model_name=\"m\"} 0.75\n";
+
+  private static final String TOKEN = "s3cret-token";
+
+  @TempDir Path dir;
+
   @BeforeEach
   void start() throws Exception {
     server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-    server.createContext("/metrics", exchange -> {
-      byte[] body = SGLANG.getBytes(StandardCharsets.UTF_8);
-      exchange.getResponseHeaders().add("Content-Type", "text/plain; version=0.0.4");
+    serve("/metrics", "text/plain; version=0.0.4", SGLANG, false);
+    serve("/vllm", "text/plain; version=0.0.4", VLLM_DP2, false);
+    serve("/secured", "text/plain; version=0.0.4", VLLM_DP2, true);
+    serve("/", "text/html; charset=utf-8", "<!DOCTYPE html>\n<html><body>Grafana</body></html>\n", false);
+    server.start();
+    url = "http://127.0.0.1:" + server.getAddress().getPort() + "/metrics";
+  }
+
+  private void serve(String path, String type, String text, boolean bearer) {
+    server.createContext(path, exchange -> {
+      if (!exchange.getRequestURI().getPath().equals(path)) {
+        exchange.sendResponseHeaders(404, -1);
+        exchange.close();
+        return;
+      }
+      if (bearer && !("Bearer " + TOKEN).equals(exchange.getRequestHeaders().getFirst("Authorization"))) {
+        exchange.sendResponseHeaders(401, -1);
+        exchange.close();
+        return;
+      }
+      byte[] body = text.getBytes(StandardCharsets.UTF_8);
+      exchange.getResponseHeaders().add("Content-Type", type);
       exchange.sendResponseHeaders(200, body.length);
       try (OutputStream out = exchange.getResponseBody()) {
         out.write(body);
       }
     });
-    server.start();
-    url = "http://127.0.0.1:" + server.getAddress().getPort() + "/metrics";
   }
 
   @AfterEach
@@ -98,9 +131,48 @@ class ExplainCommandTest {
   }
 
   @Test
-  void explain_unreachableAndNotFound() {
-    assertThat(run(ExitCodes.IO, "explain", "--url", url.replace("/metrics", "/nope"))).contains("answered HTTP 404");
+  void explain_unreachableAndNotFound_inTheScrapersWords() {
+    String nope = url.replace("/metrics", "/nope");
+    String host = "127.0.0.1:" + server.getAddress().getPort();
+    assertThat(run(ExitCodes.IO, "explain", "--url", nope)).isEqualTo("explain: can't scrape " + nope + ": HTTP 404 Not Found from " + host + "\n");
     server.stop(0);
-    assertThat(run(ExitCodes.IO, "explain", "--url", url, "--timeout", "2s")).contains("can't scrape " + url);
+    assertThat(run(ExitCodes.IO, "explain", "--url", url, "--timeout", "2s"))
+        .isEqualTo("explain: can't scrape " + url + ": connect to " + host + " refused\n");
+  }
+
+  @Test
+  void explain_anHtmlPageIsReportedAsSuch() {
+    String page = url.replace("/metrics", "/");
+    String host = "127.0.0.1:" + server.getAddress().getPort();
+    // The scraper's own verdict (outcome malformed, as run reports it), not the parser's view of
+    // "<!doctype".
+    assertThat(run(ExitCodes.IO, "explain", "--url", page)).startsWith("explain: can't scrape " + page
+        + ": the body is an HTML or XML page (Content-Type text/html), not a metrics exposition from "
+        + host + ": ").doesNotContain("invalid metric name");
+  }
+
+  @Test
+  void explain_usesTheConfiguredEndpointsBearerToken() throws Exception {
+    String secured = url.replace("/metrics", "/secured");
+    assertThat(run(ExitCodes.IO, "explain", "--url", secured)).contains("HTTP 401");
+    Path token = Files.writeString(dir.resolve("token"), TOKEN + "\n");
+    Path cfg = Files.writeString(dir.resolve("agent.yaml"), "inference:\n  endpoints:\n    - name: chat\n"
+        + "      url: " + secured + "\n      bearerTokenFile: " + token + "\n");
+    String out = run(ExitCodes.OK, "explain", "--url", secured, "--config", cfg.toString());
+    assertThat(out).startsWith("scraped " + secured + " (as endpoint chat): ").doesNotContain(TOKEN);
+  }
+
+  @Test
+  void explain_saysHowEachConceptWasCombinedAndTheValueTheAgentReports() {
+    String out = run(ExitCodes.OK, "explain", "--url", url.replace("/metrics", "/vllm"));
+    assertThat(out).contains("\nas the agent reports them (this scrape):\n");
+    assertThat(out).containsPattern("\n  running +sum of 2 series; 7\n");
+    assertThat(out).containsPattern("\n  kvCache +max of 2 series \\(the fullest rank or engine\\); 0\\.7500 \\(75\\.0% in use\\)\n");
+    assertThat(out).containsPattern("\n  waiting +no series read; N/A \\(not in this scrape\\)\n");
+    assertThat(out).doesNotContain("summed with the other series read");
+    String sglang = run(ExitCodes.OK, "explain", "--url", url);
+    assertThat(sglang).containsPattern("\n  running +sum of 1 series; 3\n");
+    assertThat(sglang).containsPattern("\n  generationTokens +sum of 1 series; 1200 in total now; reported as a rate per second");
+    assertThat(sglang).containsPattern("\n  ttft +buckets summed by le over 1 series; 5 observations now");
   }
 }

@@ -50,6 +50,13 @@ class LiveViewIT {
   private static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
   private static final Path OUT = Path.of("target", "live-view");
 
+  /**
+   * A library path as long as a real one can get, so that NVML's reason for no GPUs is a long
+   * message without a space in it: the page must wrap it, not widen.
+   */
+  private static final String LONG_NVML_LIBRARY = "/opt/nvidia/drivers/" + "x86_64-linux-gnu-".repeat(6)
+      + "535.183.01/lib/libnvidia-ml.so.1";
+
   private final HttpClient http = HttpClient.newHttpClient();
   private final ObjectMapper json = new ObjectMapper();
   private Path dir;
@@ -64,7 +71,7 @@ class LiveViewIT {
     dir = Files.createTempDirectory("gputop-live-it");
     replicas = DemoCommand.replicas(42).start();
     StringBuilder yaml = new StringBuilder(
-        "listen: 127.0.0.1:0\nrefresh:\n  normal: 1s\nnvml:\n  enabled: false\n"
+        "listen: 127.0.0.1:0\nrefresh:\n  normal: 1s\nnvml:\n  library: " + LONG_NVML_LIBRARY + "\n"
             + "inference:\n  window: 30s\n  discovery:\n    enabled: false\n  endpoints:\n");
     for (Replica r : replicas.replicas()) {
       yaml.append("    - name: ").append(r.name()).append("\n      url: ").append(r.url()).append('\n');
@@ -112,12 +119,27 @@ class LiveViewIT {
     assertThat(shown).isEqualTo(names).containsExactlyInAnyOrderElementsOf(DemoReplicas.NAMES);
     assertThat(text(b, "overview")).contains("Servers up").contains("worst TTFT p99")
         .contains("worst ITL p50").contains("generation").contains("waiting");
-    // TGI exports no TTFT and llama.cpp no latency histograms: N/A, never 0
-    assertThat(cellText(b, "tgi", "ttftP50")).isEqualTo("N/A");
+    // TGI exports no TTFT and llama.cpp no latency histograms: N/A, never 0, and why. TGI's
+    // approximate mean TTFT stands in its p50 column, marked as such.
+    await(Duration.ofSeconds(20), "TGI's approximate TTFT", () -> cellText(b, "tgi", "ttftP50").startsWith("≈"));
+    assertThat(cellText(b, "tgi", "ttftP50")).matches("≈ [0-9.]+ m?s mean");
+    assertThat(cellAttr(b, "tgi", "ttftP50", "title")).startsWith("approximate mean TTFT");
+    assertThat(cellText(b, "tgi", "ttftP99")).isEqualTo("N/A");
+    assertThat(cellAttr(b, "tgi", "ttftP99", "data-reason")).isEqualTo("not_exported");
+    assertThat(cellAttr(b, "tgi", "ttftP99", "title")).isEqualTo("not exported: the engine has no such metric");
     assertThat(cellText(b, "llamacpp", "e2eP99")).isEqualTo("N/A");
+    assertThat(cellAttr(b, "llamacpp", "e2eP99", "data-reason")).isEqualTo("not_exported");
     assertThat(cellText(b, "llamacpp", "kvCacheUsage")).isEqualTo("N/A");
+    assertThat(cellAttr(b, "llamacpp", "kvCacheUsage", "title")).isNotEmpty();
     assertThat(cellText(b, "vllm-dp2", "ttftP99")).isNotEqualTo("N/A").matches("[0-9.]+ m?s");
-    assertThat((String) js(b, "return document.querySelector('#gpus tbody').textContent;")).contains("No GPUs").contains("disabled");
+    assertThat(cellAttr(b, "vllm-dp2", "ttftP99", "title")).isNull();
+    assertThat(text(b, "legend")).contains("not exported").contains("no requests").contains("starting").contains("down");
+    // The snapshot says the same: one reason per N/A field, from the closed set.
+    JsonNode tgi = server(snapshot(), "tgi");
+    assertThat(tgi.get("unavailable").get("ttft").asText()).isEqualTo("not_exported");
+    assertThat(tgi.get("ttftApproxMean").isNumber()).isTrue();
+    assertThat((String) js(b, "return document.querySelector('#gpus tbody').textContent;")).contains("No GPUs")
+        .contains(LONG_NVML_LIBRARY);
     // The demo's load fills a KV cache within its first 30 s: the page shows the alert.
     await(Duration.ofSeconds(60), "a kv_cache_full alert on the page",
         () -> !b.findElements(By.cssSelector("#alerts li[data-alert=kv_cache_full]")).isEmpty());
@@ -181,13 +203,66 @@ class LiveViewIT {
     await(Duration.ofSeconds(20), "the detail of tgi", () -> "tgi".equals(text(b, "detail-title")));
     assertThat(rowClass(b, "tgi")).contains("selected");
     assertThat(text(b, "lat-ttft-p50")).isEqualTo("N/A");
+    assertThat(attr(b, "lat-ttft-p50", "data-reason")).isEqualTo("not_exported");
+    assertThat(text(b, "lat-ttft-mean")).matches("≈ [0-9.]+ m?s mean");
     assertThat(text(b, "lat-ttft-count")).isEqualTo("N/A");
     assertThat(text(b, "lat-e2e-p99")).matches("[0-9.]+ m?s");
     assertThat(text(b, "load-kvCacheUsage")).isEqualTo("N/A");
     assertThat(text(b, "load-engine")).isEqualTo("tgi");
+    b.get(url + "/?server=llamacpp");
+    await(Duration.ofSeconds(20), "the detail of llamacpp", () -> "llamacpp".equals(text(b, "detail-title")));
+    // An empty chart says why it is empty; one with lines shows its latest value, not N/A.
+    await(Duration.ofSeconds(20), "the empty TTFT chart's note", () -> chartNote(b, "ttft") != null);
+    assertThat(chartNote(b, "ttft")).isEqualTo("TTFT: no data — not exported: the engine has no such metric");
+    assertThat(chartNote(b, "requests")).isEqualTo("Requests/s: no data — not exported: the engine has no such metric");
+    assertThat(chartNote(b, "generation")).isNull();
+    await(Duration.ofSeconds(20), "the generation chart's legend", () -> legendValues(b, "generation").get(0).endsWith("(latest)"));
+    assertThat(legendValues(b, "generation").get(0)).matches("[0-9.]+ tok/s \\(latest\\)");
+    screenshot(b, "page-llamacpp.png");
     b.get(url + "/?server=no-such-server");
     await(Duration.ofSeconds(20), "the unknown server's message",
         () -> text(b, "detail-title").contains("not in the snapshot"));
+  }
+
+  /**
+   * The page at a phone's width, a small laptop's and a 2560 px monitor's (Chromium's device
+   * emulation: the viewport, not the window): no horizontal page scrollbar at any; the servers'
+   * table scrolls inside its own box where it doesn't fit; NVML's long message wraps. The
+   * screenshots are left in target/live-view/page-WIDTH.png.
+   */
+  @Test
+  void page_fitsItsWidthFromAPhoneToA2560PixelMonitor() throws Exception {
+    ChromeDriver b = (ChromeDriver) browser();
+    try {
+      for (int width : List.of(390, 1024, 1100, 1400, 2560)) {
+        boolean phone = width < 600;
+        b.executeCdpCommand("Emulation.setDeviceMetricsOverride", Map.of(
+            "width", width, "height", phone ? 844 : 1200, "deviceScaleFactor", 1, "mobile", phone));
+        b.get(url + "/?server=vllm-dp2");
+        await(Duration.ofSeconds(20), "the page at " + width + " px", () -> rows(b).size() == DemoReplicas.NAMES.size()
+            && "vllm-dp2".equals(text(b, "detail-title")) && renders(b) >= 2);
+        // The window's width, and what is left of it beside a vertical scrollbar.
+        long window = ((Number) js(b, "return window.innerWidth;")).longValue();
+        long viewport = ((Number) js(b, "return document.documentElement.clientWidth;")).longValue();
+        long page = ((Number) js(b, "return document.documentElement.scrollWidth;")).longValue();
+        screenshot(b, "page-" + width + ".png");
+        assertThat(window).as("viewport at %d px", width).isEqualTo(width);
+        assertThat(page).as("the page's width at %d px (a horizontal scrollbar when wider)", width).isLessThanOrEqualTo(viewport);
+        // The table keeps its columns; where they don't fit it scrolls in its own box.
+        long tableBox = ((Number) js(b, "return document.querySelector('#servers').parentElement.clientWidth;")).longValue();
+        long table = ((Number) js(b, "return document.querySelector('#servers').scrollWidth;")).longValue();
+        assertThat(tableBox).isLessThanOrEqualTo(viewport);
+        if (table > tableBox) {
+          assertThat((String) js(b, "return getComputedStyle(document.querySelector('#servers').parentElement).overflowX;"))
+              .isEqualTo("auto");
+        }
+        if (width == 390) {
+          assertThat(table).as("at a phone's width the table is wider than its box, so it scrolls").isGreaterThan(tableBox);
+        }
+      }
+    } finally {
+      b.executeCdpCommand("Emulation.clearDeviceMetricsOverride", Map.of());
+    }
   }
 
   // ---------------------------------------------------------------- top in tmux
@@ -219,6 +294,22 @@ class LiveViewIT {
           .contains("TTFT p50").contains("Req/s").contains("Gen tok/s").contains("KV cache").contains("Last 10 minutes");
       assertThat(detail).containsPattern("Gen tok/s +[▁▂▃▄▅▆▇█ ]*[▁▂▃▄▅▆▇█][▁▂▃▄▅▆▇█ ]* [0-9]+");
       Files.writeString(OUT.resolve("top-tgi.txt"), detail);
+      // N/A says why (the key line explains the codes); TGI's approximate mean TTFT is marked ≈.
+      assertThat(detail).contains(TopScreen.KEY);
+      String tgiRow = detail.lines().filter(l -> l.startsWith("tgi ")).findFirst().orElseThrow();
+      assertThat(tgiRow).contains("≈").contains("N/E");
+      // The sparklines span the ten minutes by time: the history so far fills its share of the
+      // columns, at the right, not one column per point.
+      JsonNode h = history("tgi");
+      long recorded = h.get("times").get(h.get("times").size() - 1).asLong() - h.get("times").get(0).asLong();
+      int columns = 150 - 11 - 32;
+      long expected = (recorded * columns + 599_999) / 600_000 + 1;
+      String spark = detail.lines().filter(l -> l.startsWith("Gen tok/s ")).findFirst().orElseThrow().substring(11, 11 + columns);
+      long filled = spark.chars().filter(c -> c != ' ').count();
+      assertThat(filled).as("columns drawn for %d ms of history in %d columns of 10 minutes: %s", recorded, columns, spark)
+          .isBetween(Math.max(1, expected - 2), expected + 2);
+      assertThat(spark.substring(0, (int) (columns - expected - 2))).isBlank();
+      assertThat(detail).containsPattern("Last 10 minutes \\([0-9]+ points, [0-9]+ s a column");
       // The up arrow moves back to sglang-tp2, whose details follow the selection.
       run("tmux", "send-keys", "-t", session, "Up");
       await(Duration.ofSeconds(15), "sglang-tp2's details", () -> screen(session).contains("sglang-tp2 · sglang · up"));
@@ -294,6 +385,28 @@ class LiveViewIT {
   private static String cellText(WebDriver b, String server, String field) {
     return (String) js(b, "var c = document.querySelector(\"#servers tr[data-server='\" + arguments[0] + \"'] td[data-field='\""
         + " + arguments[1] + \"']\"); return c ? c.textContent : null;", server, field);
+  }
+
+  private static String cellAttr(WebDriver b, String server, String field, String attribute) {
+    return (String) js(b, "var c = document.querySelector(\"#servers tr[data-server='\" + arguments[0] + \"'] td[data-field='\""
+        + " + arguments[1] + \"']\"); return c ? c.getAttribute(arguments[2]) : null;", server, field, attribute);
+  }
+
+  private static String attr(WebDriver b, String id, String attribute) {
+    return (String) js(b, "var e = document.getElementById(arguments[0]); return e ? e.getAttribute(arguments[1]) : null;", id, attribute);
+  }
+
+  /** The note of an empty chart, or null when the chart has values (or no note). */
+  private static String chartNote(WebDriver b, String chart) {
+    return (String) js(b, "var n = document.querySelector('#chart-' + arguments[0] + ' .chart-empty');"
+        + " return n && !n.hidden ? n.textContent : null;", chart);
+  }
+
+  /** The values a chart's legend shows, one per series. */
+  @SuppressWarnings("unchecked")
+  private static List<String> legendValues(WebDriver b, String chart) {
+    return (List<String>) js(b, "return Array.from(document.querySelectorAll('#chart-' + arguments[0]"
+        + " + ' .u-legend .u-series:not(:first-child) .u-value')).map(function (e) { return e.textContent; });", chart);
   }
 
   private static String text(WebDriver b, String id) {

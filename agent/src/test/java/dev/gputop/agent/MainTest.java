@@ -63,20 +63,100 @@ class MainTest {
   }
 
   @Test
-  void checkConfig_missingFileExits2() {
+  void checkConfig_missingFileExits4InWords() {
     Result r = run("check-config", "--config", dir.resolve("absent.yaml").toString());
     assertThat(r.code()).isEqualTo(ExitCodes.IO);
-    assertThat(r.err()).contains("absent.yaml");
+    assertThat(r.err()).isEqualTo("I/O error: can't read configuration file " + dir.resolve("absent.yaml")
+        + ": no such file\n");
   }
 
   @Test
-  void unknownOption_exits1WithTheOption() {
+  void unknownOption_isAUsageErrorWithTheOption() {
     Result r = run("snapshot", "--frobnicate");
-    assertThat(r.code()).isEqualTo(ExitCodes.CONFIG);
+    assertThat(r.code()).isEqualTo(ExitCodes.USAGE);
     assertThat(r.err()).contains("--frobnicate");
     Result d = run("snapshot", "--for", "soon");
-    assertThat(d.code()).isEqualTo(ExitCodes.CONFIG);
+    assertThat(d.code()).isEqualTo(ExitCodes.USAGE);
     assertThat(d.err()).contains("soon");
+  }
+
+  @Test
+  void mistypedOption_suggestsTheNearestOne() {
+    Result r = run("run", "--confg", "agent.yaml");
+    assertThat(r.code()).isEqualTo(ExitCodes.USAGE);
+    assertThat(r.err()).contains("Unknown options: '--confg'").contains("did you mean --config?")
+        .contains("Try 'gputop-agent run --help'.").doesNotContain("configuration error");
+    Result c = run("chek-config");
+    assertThat(c.code()).isEqualTo(ExitCodes.USAGE);
+    assertThat(c.err()).contains("did you mean check-config?");
+  }
+
+  @Test
+  void help_withAndWithoutACommand() {
+    Result all = run("help");
+    assertThat(all.code()).as(all.err()).isEqualTo(ExitCodes.OK);
+    assertThat(all.out()).contains("check-config").contains("Exit codes:").contains("2  wrong command line");
+    Result one = run("help", "run");
+    assertThat(one.code()).isEqualTo(ExitCodes.OK);
+    assertThat(one.out()).startsWith("Usage: gputop-agent run ");
+    assertThat(run("help", "nope").code()).isEqualTo(ExitCodes.USAGE);
+  }
+
+  @Test
+  void helpTexts_sayWhatTheReadmeSays() {
+    CommandLine all = Main.commandLine();
+    for (var e : all.getSubcommands().entrySet()) {
+      String usage = e.getValue().getUsageMessage(CommandLine.Help.Ansi.OFF);
+      assertThat(usage).as(e.getKey()).doesNotContain("SPEC");
+    }
+    assertThat(run("demo", "--help").out()).contains("TensorRT-LLM").contains("--replica-base-port").contains("--port");
+    assertThat(run("run", "--help").out()).contains("page").contains("/api/history");
+    assertThat(run("snapshot", "--help").out()).doesNotContain("--json");
+    assertThat(run("version", "--help").out()).doesNotContain("--config");
+    assertThat(run("version", "--config", "a.yaml").code()).isEqualTo(ExitCodes.USAGE);
+  }
+
+  @Test
+  void checkConfig_warnsOfATimeoutAsLongAsTheRefreshAndOfUnreadableCredentialFiles() throws Exception {
+    Path f = file("w.yaml", "refresh:\n  normal: 1s\ninference:\n  scrape:\n    timeout: 2s\n  endpoints:\n"
+        + "    - name: chat\n      url: https://10.0.0.5:8000/metrics\n      bearerTokenFile: " + dir.resolve("no-token") + "\n"
+        + "      tls:\n        caFile: " + dir.resolve("no-ca.pem") + "\n");
+    Result r = run("check-config", "--config", f.toString());
+    assertThat(r.code()).as("warnings, not errors: documented in check-config --help").isEqualTo(ExitCodes.OK);
+    assertThat(r.out()).startsWith("# configuration OK: " + f + ", 3 warnings\n");
+    assertThat(r.err().lines().toList()).containsExactly(
+        "warning: inference.scrape.timeout (2s) is not shorter than refresh.normal (1s): a server that answers"
+            + " slowly holds each refresh up to its timeout, so values arrive late; make the timeout shorter than the refresh",
+        "warning: inference.endpoints[0].bearerTokenFile " + dir.resolve("no-token") + " does not exist",
+        "warning: inference.endpoints[0].tls.caFile " + dir.resolve("no-ca.pem") + " does not exist");
+    Result quiet = run("check-config", "--config", file("q.yaml", "refresh:\n  normal: 3s\n").toString());
+    assertThat(quiet.err()).isEmpty();
+  }
+
+  @Test
+  void messages_showNoJavaTypeOrIsoDuration() throws Exception {
+    Result url = run("check-config", "--config", file("u.yaml",
+        "inference:\n  endpoints:\n    - name: chat\n      url: \"'http://10.0.0.5:8000/metrics'\"\n").toString());
+    Result window = run("check-config", "--config", file("r.yaml", "refresh:\n  normal: 2m\n").toString());
+    Result missing = run("check-config", "--config", dir.resolve("absent.yaml").toString());
+    for (Result r : List.of(url, window, missing)) {
+      assertThat(r.code()).isNotEqualTo(ExitCodes.OK);
+      assertThat(r.err()).doesNotContainPattern("PT\\d|Exception|Illegal character|java\\.");
+    }
+    assertThat(window.err()).contains("must not be longer than inference.window (1m)");
+    assertThat(url.err()).contains("line 4").contains("not a valid URL");
+  }
+
+  @Test
+  void top_saysInWordsThatTheAgentCantBeReached() throws Exception {
+    int closed;
+    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      closed = s.getLocalPort();
+    }
+    Result r = run("top", "--url", "http://127.0.0.1:" + closed, "--for", "500ms", "--plain");
+    assertThat(r.code()).isEqualTo(ExitCodes.OK);
+    assertThat(r.out()).contains("can't read http://127.0.0.1:" + closed
+        + ": connection refused: is the agent running, and listening there?").doesNotContain(": null");
   }
 
   @Test
@@ -95,7 +175,7 @@ class MainTest {
   }
 
   @Test
-  void run_listenPortInUseExits2() throws Exception {
+  void run_listenPortInUseExits4() throws Exception {
     try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       Path f = file("p.yaml", "listen: 127.0.0.1:" + taken.getLocalPort() + "\nnvml:\n  enabled: false\n"
           + "inference:\n  enabled: false\n");
@@ -108,7 +188,7 @@ class MainTest {
   @Test
   void snapshot_printsOneSchemaValidDocument() throws Exception {
     Path f = file("s.yaml", "refresh:\n  normal: 100ms\nnvml:\n  enabled: false\ninference:\n  discovery:\n    enabled: false\n");
-    Result r = run("snapshot", "--config", f.toString(), "--for", "200ms", "--json");
+    Result r = run("snapshot", "--config", f.toString(), "--for", "200ms");
     assertThat(r.code()).isEqualTo(ExitCodes.OK);
     JsonNode doc = new ObjectMapper().readTree(r.out());
     assertThat(SnapshotSchema.errors(doc)).isEmpty();
@@ -125,7 +205,7 @@ class MainTest {
 
   @Test
   void everyCommand_hasHelpAndConfig() {
-    for (String cmd : List.of("run", "snapshot", "check-config", "demo", "version")) {
+    for (String cmd : List.of("run", "snapshot", "check-config", "demo", "top", "explain", "gpus", "discover", "engines")) {
       Result r = run(cmd, "--help");
       assertThat(r.code()).as(cmd).isEqualTo(ExitCodes.OK);
       assertThat(r.out()).as(cmd).contains("--config");
@@ -142,7 +222,7 @@ class MainTest {
       CommandLine cl = full ? Main.commandLine() : Main.commandLine("snapshot");
       StringWriter err = new StringWriter();
       cl.setErr(new PrintWriter(err, true));
-      assertThat(cl.execute("snapshot", "--frobnicate")).isEqualTo(ExitCodes.CONFIG);
+      assertThat(cl.execute("snapshot", "--frobnicate")).isEqualTo(ExitCodes.USAGE);
       assertThat(err.toString()).contains("Try 'gputop-agent snapshot --help'.");
       StringWriter out = new StringWriter();
       cl.setOut(new PrintWriter(out, true));

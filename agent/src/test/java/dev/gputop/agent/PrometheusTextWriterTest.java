@@ -228,6 +228,8 @@ class PrometheusTextWriterTest {
           + "# TYPE vllm:request_success counter\n"
           + "vllm:request_success_total{finished_reason=\"stop\",model_name=\"a\"} " + 10 * k + "\n"
           + "vllm:request_success_total{finished_reason=\"stop\",model_name=\"b\"} " + 3 * k + "\n"
+          // A server-side failure: failedRequestsPerSecond (the demo's replicas only abort).
+          + "vllm:request_success_total{finished_reason=\"error\",model_name=\"a\"} " + k + "\n"
           + "# TYPE vllm:spec_decode_num_draft_tokens counter\n"
           + "vllm:spec_decode_num_draft_tokens_total{model_name=\"a\"} " + 100 * k + "\n"
           + "# TYPE vllm:spec_decode_num_accepted_tokens counter\n"

@@ -140,6 +140,48 @@ class ShadedJarIT {
       System.out.println("[ShadedJarIT] exit " + exitMs + " ms after SIGTERM; an idle JVM's " + idleMs + " ms");
       assertThat(exitMs).as("exit after SIGTERM, ms (an idle JVM: " + idleMs + " ms); stderr:\n" + p.err())
           .isLessThanOrEqualTo(AgentProcess.maxExitMillis(idleMs));
+      assertStoppedCleanly(p, "SIGTERM");
     }
+  }
+
+  /** Ctrl-C in a terminal (SIGINT) is a stop asked for, as SIGTERM is. */
+  @Test
+  void run_stopsOnSigintWithExit0AndOneLine() throws Exception {
+    Path f = dir.resolve("agent.yaml");
+    Files.writeString(f, "listen: 127.0.0.1:0\nnvml:\n  enabled: false\ninference:\n  discovery:\n    enabled: false\n");
+    try (AgentProcess p = AgentProcess.start(dir, Map.of(), "run", "--config", f.toString())) {
+      p.awaitErr("first refresh of every receiver done", Duration.ofSeconds(60));
+      long idleMs = AgentProcess.idleJvmExitMillis(dir);
+      long exitMs = p.signal("INT");
+      assertThat(exitMs).as("exit after SIGINT, ms (an idle JVM: " + idleMs + " ms); stderr:\n" + p.err())
+          .isLessThanOrEqualTo(AgentProcess.maxExitMillis(idleMs));
+      assertStoppedCleanly(p, "SIGINT");
+    }
+  }
+
+  /** Ctrl-C ends the demo as a stop asked for too: exit 0, the replicas and the agent closed. */
+  @Test
+  void demo_stopsOnSigintWithExit0() throws Exception {
+    Path f = dir.resolve("demo.yaml");
+    Files.writeString(f, "listen: 127.0.0.1:0\nnvml:\n  enabled: false\n");
+    try (AgentProcess p = AgentProcess.start(dir, Map.of(), "demo", "--plain", "--config", f.toString())) {
+      long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+      while (!p.out().contains("Alerts:") && System.nanoTime() < deadline && p.process.isAlive()) {
+        Thread.sleep(50);
+      }
+      assertThat(p.out()).as(p.err()).contains("replicas (scrape these with run or Prometheus):").contains("Alerts:");
+      p.signal("INT");
+      assertThat(p.process.exitValue()).as(p.err()).isEqualTo(ExitCodes.OK);
+      assertThat(p.err()).doesNotContain("Exception");
+    }
+  }
+
+  /** Exit 0 (systemd and Kubernetes read a stop as a success) and one INFO line naming the signal. */
+  private static void assertStoppedCleanly(AgentProcess p, String signal) throws Exception {
+    assertThat(p.process.exitValue()).as(p.err()).isEqualTo(ExitCodes.OK);
+    List<String> stopLines = p.err().lines().filter(l -> l.contains("stopped in")).toList();
+    assertThat(stopLines).as(p.err()).hasSize(1);
+    assertThat(stopLines.get(0)).matches(".* INFO .*: " + signal + ": stopped in \\d+ ms");
+    assertThat(p.err()).doesNotContain("SEVERE").doesNotContain("Exception");
   }
 }

@@ -150,24 +150,24 @@ class TopSecurityTest {
   }
 
   @Test
-  void badOptions_areConfigurationErrorsNamingTheFileNotItsContent() throws Exception {
+  void badOptions_areUsageErrorsNamingTheFileNotItsContent() throws Exception {
     start(ListenerConfig.defaults());
     Path multi = dir.resolve("two-lines");
     Files.writeString(multi, TOKEN + "\nsecond\n");
 
     Run missing = top("--bearer-token-file", dir.resolve("absent").toString());
-    assertThat(missing.exit()).isEqualTo(ExitCodes.CONFIG);
-    assertThat(missing.err()).startsWith("configuration error: --bearer-token-file " + dir.resolve("absent") + " does not exist\n");
+    assertThat(missing.exit()).isEqualTo(ExitCodes.USAGE);
+    assertThat(missing.err()).startsWith("usage error: --bearer-token-file " + dir.resolve("absent") + " does not exist\n");
     Run twoLines = top("--bearer-token-file", multi.toString());
-    assertThat(twoLines.err()).startsWith("configuration error: --bearer-token-file " + multi
+    assertThat(twoLines.err()).startsWith("usage error: --bearer-token-file " + multi
         + " holds more than one line or a character not allowed in a token\n");
     assertThat(twoLines.all()).doesNotContain(TOKEN);
     assertThat(top("--basic-user", "alice").err())
-        .startsWith("configuration error: --basic-user and --basic-password-file must be given together\n");
+        .startsWith("usage error: --basic-user and --basic-password-file must be given together\n");
     assertThat(top("--cert-file", pem("client.pem")).err())
-        .startsWith("configuration error: --cert-file and --key-file must be given together\n");
+        .startsWith("usage error: --cert-file and --key-file must be given together\n");
     assertThat(top("--ca-file", pem("client.key")).err())
-        .startsWith("configuration error: --ca-file " + pem("client.key") + " contains no PEM certificate");
+        .startsWith("usage error: --ca-file " + pem("client.key") + " contains no PEM certificate");
   }
 
   // ------------------------------------------------------------------ helpers

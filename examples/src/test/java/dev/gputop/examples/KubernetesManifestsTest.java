@@ -76,6 +76,16 @@ class KubernetesManifestsTest {
         assertThat(ds.path("template").path("metadata").path("labels").path(e.getKey()).asText()).isEqualTo(e.getValue().asText()));
   }
 
+  /**
+   * A pod's deletion sends SIGTERM, as {@code systemctl stop} does; the agent flushes and exits 0
+   * within 5 s (README, Exit codes; ShadedJarIT), so the grace period must outlast that before the
+   * kubelet's SIGKILL (137) would cut the last export short.
+   */
+  @Test
+  void daemonSet_givesTheAgentsStopMoreThanItsFiveSeconds() {
+    assertThat(podSpec().path("terminationGracePeriodSeconds").asInt()).isGreaterThan(5);
+  }
+
   @Test
   void container_getsItsNodeNameAndRunsUnprivileged_withoutAllocatingAGpu() {
     JsonNode c = podSpec().path("containers").get(0);

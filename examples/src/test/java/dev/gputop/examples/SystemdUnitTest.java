@@ -30,9 +30,11 @@ class SystemdUnitTest {
   }
 
   @Test
-  void unit_restartsOnFailure_butNotOnAConfigurationError() {
+  void unit_restartsOnFailure_butNotOnAConfigurationOrUsageError() {
     assertThat(single("Service", "Restart")).isEqualTo("on-failure");
-    assertThat(single("Service", "RestartPreventExitStatus")).isEqualTo(String.valueOf(ExitCodes.CONFIG));
+    assertThat(single("Service", "RestartPreventExitStatus")).isEqualTo(ExitCodes.CONFIG + " " + ExitCodes.USAGE);
+    // SIGTERM ends the agent with 0 (ShadedJarIT): a 143 to excuse would mean the stop went wrong.
+    assertThat(unit.get("Service")).doesNotContainKey("SuccessExitStatus");
   }
 
   @Test

@@ -433,7 +433,7 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
           engine = s.engine();
           engineId = engine.id();
         } catch (ExpositionFormatException ex) {
-          failure = "malformed exposition: " + ex.getMessage();
+          failure = dev.gputop.inference.scrape.UnreadableBody.message(r, ex);
         } catch (RuntimeException ex) {
           failure = "can't read exposition: " + ex;
         }

@@ -50,6 +50,11 @@ public record AgentConfig(
     return new AgentConfig(refreshNormal, otherListen, inference, nvml, kubernetes, listener);
   }
 
+  /** The same configuration with other inference settings. */
+  public AgentConfig withInference(InferenceConfig other) {
+    return new AgentConfig(refreshNormal, listen, other, nvml, kubernetes, listener);
+  }
+
   /** The configuration used when no file is given: every key at its {@link ConfigSchema} default. */
   public static AgentConfig defaults() {
     return ConfigSchema.defaults();

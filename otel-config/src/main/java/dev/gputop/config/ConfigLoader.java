@@ -1,5 +1,6 @@
 package dev.gputop.config;
 
+import dev.gputop.config.internal.IoMessages;
 import dev.gputop.config.internal.YamlTree;
 import dev.gputop.config.internal.YamlTree.Node;
 import java.io.IOException;
@@ -61,17 +62,30 @@ public final class ConfigLoader {
 
   /** Loads a file (or only defaults when {@code file} is null) and applies flat overrides. */
   public AgentConfig load(Path file, Map<String, String> overrides) {
+    return load(file, Map.of(), overrides);
+  }
+
+  /**
+   * Loads a file as {@link #load(Path, Map)} does, with {@code defaults} (flat keys, as overrides
+   * are given) in place of the schema's defaults wherever the file leaves a key out: a command's
+   * own defaults (the demo's 1 s refresh) that the user's file still wins over.
+   */
+  public AgentConfig load(Path file, Map<String, String> defaults, Map<String, String> overrides) {
     String text;
     try {
       text = file == null ? "" : Files.readString(file, StandardCharsets.UTF_8);
     } catch (IOException e) {
-      throw new UncheckedIOException("can't read configuration file " + file + ": " + e, e);
+      throw new UncheckedIOException("can't read configuration file " + file + ": " + IoMessages.describe(e), e);
     }
-    return parse(text, overrides);
+    return parse(text, defaults, overrides);
   }
 
   /** Parses YAML text and applies flat overrides. */
   public AgentConfig parse(String yaml, Map<String, String> overrides) {
+    return parse(yaml, Map.of(), overrides);
+  }
+
+  private AgentConfig parse(String yaml, Map<String, String> defaults, Map<String, String> overrides) {
     Node root = readTree(yaml);
     if (root == null) {
       root = Node.emptyMap(1, "(root)");
@@ -79,8 +93,11 @@ public final class ConfigLoader {
     if (!(root.value() instanceof Map)) {
       throw new ConfigException("(root)", root.line(), "expected a mapping of keys");
     }
+    for (Map.Entry<String, String> e : defaults.entrySet()) {
+      applyOverride(root, e.getKey(), e.getValue(), false);
+    }
     for (Map.Entry<String, String> e : overrides.entrySet()) {
-      applyOverride(root, e.getKey(), e.getValue());
+      applyOverride(root, e.getKey(), e.getValue(), true);
     }
     return build(root);
   }
@@ -91,7 +108,8 @@ public final class ConfigLoader {
     return YamlTree.parse(yaml, "(root)", ConfigException::new);
   }
 
-  private static void applyOverride(Node root, String key, String value) {
+  /** Puts {@code key: value} into the tree; where the file has the key, only when {@code replace}. */
+  private static void applyOverride(Node root, String key, String value, boolean replace) {
     if (!SCALAR_KEYS.contains(key)) {
       throw new ConfigException(key, 0, "unknown key (override); known keys: " + SCALAR_KEYS);
     }
@@ -99,13 +117,18 @@ public final class ConfigLoader {
     Node cur = root;
     for (int i = 0; i < parts.length - 1; i++) {
       Node next = cur.map().get(parts[i]);
+      if (!replace && next != null && next.value() != null && !(next.value() instanceof Map)) {
+        return; // not a mapping: left for the schema to report at its line
+      }
       if (next == null || !(next.value() instanceof Map)) {
         next = Node.emptyMap(0, String.join(".", java.util.Arrays.copyOf(parts, i + 1)));
         cur.map().put(parts[i], next);
       }
       cur = next;
     }
-    cur.map().put(parts[parts.length - 1], new Node(value, 0, key));
+    if (replace || !cur.map().containsKey(parts[parts.length - 1])) {
+      cur.map().put(parts[parts.length - 1], new Node(value, 0, key));
+    }
   }
 
   // ---------------------------------------------------------------- reading by the schema

@@ -313,7 +313,7 @@ public final class ConfigSchema {
     Duration refresh = v.get(REFRESH_NORMAL);
     if (refresh.compareTo(inference.window()) > 0) {
       throw new ConfigException(REFRESH_NORMAL.name(), v.line(REFRESH_NORMAL.path()),
-          "must not be longer than inference.window (" + inference.window() + ")");
+          "must not be longer than inference.window (" + ConfigType.formatDuration(inference.window()) + ")");
     }
     return new AgentConfig(refresh, v.get(LISTEN), inference, nvml, kubernetes, listener(v));
   }

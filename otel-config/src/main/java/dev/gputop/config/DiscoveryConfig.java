@@ -24,6 +24,11 @@ public record DiscoveryConfig(boolean enabled, Scope scope, String procRoot) {
     Objects.requireNonNull(procRoot, "procRoot");
   }
 
+  /** The same settings, discovery switched on or off. */
+  public DiscoveryConfig withEnabled(boolean value) {
+    return new DiscoveryConfig(value, scope, procRoot);
+  }
+
   /** Every key of this section at its {@link ConfigSchema} default. */
   public static DiscoveryConfig defaults() {
     return ConfigSchema.defaults().inference().discovery();

@@ -61,10 +61,31 @@ public record Endpoint(
     try {
       url = new URI(text.trim());
     } catch (URISyntaxException e) {
-      throw new IllegalArgumentException("not a valid URL: " + e.getMessage());
+      // The JDK's own text ("Illegal character in scheme name at index 0") reads as an internal.
+      String input = e.getInput();
+      int at = firstNeverAllowed(input);
+      if (at < 0) {
+        at = e.getIndex(); // where the JDK's parser gave up: near the fault, not always on it
+      }
+      String where = at >= 0 && at < input.length()
+          ? "'" + input.charAt(at) + "' at position " + (at + 1) + " can't be there"
+          : "it is incomplete";
+      throw new IllegalArgumentException("not a valid URL: '" + text.trim() + "': " + where
+          + " (write it as http://host:port/path)");
     }
     check(url, text);
     return url;
+  }
+
+  /** The first character no part of a URL may hold unescaped (a space, a quote, {@code <}), or -1. */
+  private static int firstNeverAllowed(String text) {
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (c <= ' ' || c == 0x7f || "\"'<>`{}|\\^".indexOf(c) >= 0) {
+        return i;
+      }
+    }
+    return -1;
   }
 
   private static void check(URI url, String text) {

@@ -51,6 +51,37 @@ public record InferenceConfig(
     this(enabled, window, discovery, endpoints, scrape, SloConfig.defaults());
   }
 
+  // One "with" per component, so that a caller changing one setting (the demo: its endpoints,
+  // discovery off) keeps every other one, including components added later.
+
+  public InferenceConfig withEnabled(boolean value) {
+    return new InferenceConfig(value, window, discovery, endpoints, scrape, slo, engines);
+  }
+
+  public InferenceConfig withWindow(Duration value) {
+    return new InferenceConfig(enabled, value, discovery, endpoints, scrape, slo, engines);
+  }
+
+  public InferenceConfig withDiscovery(DiscoveryConfig value) {
+    return new InferenceConfig(enabled, window, value, endpoints, scrape, slo, engines);
+  }
+
+  public InferenceConfig withEndpoints(List<Endpoint> value) {
+    return new InferenceConfig(enabled, window, discovery, value, scrape, slo, engines);
+  }
+
+  public InferenceConfig withScrape(ScrapeConfig value) {
+    return new InferenceConfig(enabled, window, discovery, endpoints, value, slo, engines);
+  }
+
+  public InferenceConfig withSlo(SloConfig value) {
+    return new InferenceConfig(enabled, window, discovery, endpoints, scrape, value, engines);
+  }
+
+  public InferenceConfig withEngines(EnginesConfig value) {
+    return new InferenceConfig(enabled, window, discovery, endpoints, scrape, slo, value);
+  }
+
   /** Every {@code inference.*} key at its {@link ConfigSchema} default. */
   public static InferenceConfig defaults() {
     return ConfigSchema.defaults().inference();

@@ -379,9 +379,9 @@ class ConfigSchemaTest {
   void refresh_longerThanWindowNamesRefreshAndItsLine() {
     assertThatThrownBy(() -> loader.parse("inference:\n  window: 5s\nrefresh:\n  normal: 6s\n", Map.of()))
         .isInstanceOf(ConfigException.class)
-        .hasMessage("line 4: refresh.normal: must not be longer than inference.window (PT5S)");
+        .hasMessage("line 4: refresh.normal: must not be longer than inference.window (5s)");
     assertThatThrownBy(() -> loader.parse("", Map.of("refresh.normal", "2m")))
-        .hasMessage("refresh.normal: must not be longer than inference.window (PT1M)");
+        .hasMessage("refresh.normal: must not be longer than inference.window (1m)");
   }
 
   @Test

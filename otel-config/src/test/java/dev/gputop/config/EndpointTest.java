@@ -34,7 +34,10 @@ class EndpointTest {
   void parseUrl_notAUrl_saysSo() {
     assertThatThrownBy(() -> Endpoint.parseUrl("http://a b/metrics"))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageStartingWith("not a valid URL: ");
+        .hasMessage("not a valid URL: 'http://a b/metrics': ' ' at position 9 can't be there (write it as http://host:port/path)");
+    // A value pasted with its quotes, the JDK's "Illegal character in scheme name at index 0".
+    assertThatThrownBy(() -> Endpoint.parseUrl("\"http://gpu-1:8000/metrics\""))
+        .hasMessageNotContaining("Illegal character").hasMessageContaining("'\"' at position 1 can't be there");
   }
 
   @Test

@@ -174,9 +174,12 @@ public final class DemoReplicas implements AutoCloseable {
       return this;
     }
 
+    /** The highest base port: the last replica listens on 65535. */
+    public static final int MAX_BASE_PORT = 65_535 - (NAMES.size() - 1);
+
     /** Listens on basePort, basePort+1, … in {@link #NAMES} order; 0 (default) = ephemeral ports. */
     public Builder basePort(int basePort) {
-      if (basePort < 0 || basePort > 65_532) {
+      if (basePort < 0 || basePort > MAX_BASE_PORT) {
         throw new IllegalArgumentException("basePort out of range: " + basePort);
       }
       this.basePort = basePort;
@@ -236,8 +239,13 @@ public final class DemoReplicas implements AutoCloseable {
         try {
           for (int i = 0; i < list.size(); i++) {
             int port = basePort == 0 ? 0 : basePort + i;
-            HttpServer server = HttpServer.create(
-                new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 16);
+            HttpServer server;
+            try {
+              server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 16);
+            } catch (IOException e) {
+              throw new IOException("can't listen on 127.0.0.1:" + port + " for the " + list.get(i).name()
+                  + " replica: " + e.getMessage(), e);
+            }
             server.setExecutor(executor);
             list.get(i).bind(server);
             server.start();

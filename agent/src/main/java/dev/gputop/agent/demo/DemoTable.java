@@ -22,7 +22,36 @@ public final class DemoTable {
   private static final String ROW = "%-14s %-8s %-8s %9s %5s %6s %8s %8s %7s %7s %6s %9s";
   private static final ObjectMapper MAPPER = new ObjectMapper();
 
+  /** What the short N/A reasons mean; {@code top} prints the same key under its table. */
+  public static final String KEY = "N/E not exported by the engine · IDLE no requests in the window"
+      + " · WAIT under two scrapes yet · DOWN scrape failed · ≈ approximate mean TTFT";
+
   private DemoTable() {}
+
+  /**
+   * The short reason the snapshot gives for {@code field} of {@code server} being N/A ({@code
+   * inference[].unavailable}): N/E, IDLE, WAIT or DOWN; null when it gives none.
+   */
+  public static String reasonCode(JsonNode server, String field) {
+    switch (server.path("unavailable").path(field).asText("")) {
+      case "not_exported":
+        return "N/E";
+      case "no_requests":
+        return "IDLE";
+      case "starting":
+        return "WAIT";
+      case "down":
+        return "DOWN";
+      default:
+        return null;
+    }
+  }
+
+  /** {@code shown}, or where it is N/A ({@code -}) the snapshot's short reason for it. */
+  private static String why(JsonNode server, String field, String shown) {
+    String code = "-".equals(shown) ? reasonCode(server, field) : null;
+    return code == null ? shown : code;
+  }
 
   /** The table for a snapshot given as a map (as Jackson would read the JSON). */
   public static String render(Map<String, ?> snapshot) {
@@ -44,20 +73,24 @@ public final class DemoTable {
             cut(text(s, "name"), 14),
             cut(text(s, "engine"), 8),
             cut(text(s, "state"), 8),
-            count(s.get("running")) + "/" + count(s.get("waiting")),
-            percent(s.get("kvCacheUsage")),
-            percent(s.get("prefixHitRatio")),
-            seconds(s.path("ttft").get("p50")),
-            seconds(s.path("ttft").get("p99")),
-            seconds(s.path("itl").get("p50")),
-            seconds(s.path("e2e").get("p99")),
-            rate(s.get("requestsPerSecond"), 1),
-            rate(s.get("generationTokensPerSecond"), 0)).stripTrailing());
+            why(s, "running", count(s.get("running"))) + "/" + why(s, "waiting", count(s.get("waiting"))),
+            why(s, "kvCacheUsage", percent(s.get("kvCacheUsage"))),
+            why(s, "prefixHitRatio", percent(s.get("prefixHitRatio"))),
+            s.path("ttftApproxMean").isNumber() && !s.path("ttft").path("p50").isNumber()
+                ? "≈" + seconds(s.get("ttftApproxMean")) : why(s, "ttft", seconds(s.path("ttft").get("p50"))),
+            why(s, "ttft", seconds(s.path("ttft").get("p99"))),
+            why(s, "itl", seconds(s.path("itl").get("p50"))),
+            why(s, "e2e", seconds(s.path("e2e").get("p99"))),
+            why(s, "requestsPerSecond", rate(s.get("requestsPerSecond"), 1)),
+            why(s, "generationTokensPerSecond", rate(s.get("generationTokensPerSecond"), 0))).stripTrailing());
         JsonNode error = s.get("error");
         if (error != null && !error.isNull() && !error.asText().isEmpty()) {
           line(b, "  " + text(s, "name") + ": " + error.asText());
         }
       }
+    }
+    if (servers.isArray() && servers.size() > 0) {
+      line(b, KEY);
     }
     JsonNode o = snapshot.path("overview").path("serving");
     line(b, "Overview: worst TTFT p99 " + seconds(o.get("worstTtftP99"))

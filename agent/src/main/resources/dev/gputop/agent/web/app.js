@@ -1,6 +1,7 @@
 // gputop-agent's live page: reads /api/snapshot (and /api/history for the selected server) every
 // refresh and redraws in place. Plain JS, no build step; uPlot draws the charts. Every value the
-// agent does not have (null) shows as "N/A", never as 0.
+// agent does not have (null) shows as "N/A", never as 0, with the snapshot's reason for it
+// (inference[].unavailable) as its tooltip.
 (function () {
   'use strict';
 
@@ -22,7 +23,24 @@
     { id: 'kv', title: 'KV cache', unit: '%', series: [['kvCacheUsage', 'used %', '#ff7f0e']], scale: 100 },
   ];
 
+  // The snapshot's reasons for a N/A (inference[].unavailable), as the page says them.
+  var REASONS = {
+    not_exported: 'not exported: the engine has no such metric',
+    no_requests: 'no requests: none completed in the window',
+    starting: 'starting: fewer than two scrapes yet',
+    down: 'down: the last scrape failed',
+  };
+  // Table columns and chart series by the snapshot field whose reason they show.
+  var REASON_FIELD = { ttftP50: 'ttft', ttftP99: 'ttft', itlP50: 'itl', e2eP50: 'e2e', e2eP99: 'e2e',
+    ttftMean: 'ttft', kvCache: 'kvCacheUsage' };
+
   function isNum(v) { return typeof v === 'number' && isFinite(v); }
+
+  // Why the server's field is N/A, in words; null when the snapshot gives no reason.
+  function reason(server, field) {
+    var why = server && server.unavailable && server.unavailable[REASON_FIELD[field] || field];
+    return why ? (REASONS[why] || why) : null;
+  }
 
   function seconds(v) {
     if (!isNum(v)) return NA;
@@ -54,11 +72,39 @@
     return e;
   }
 
-  // A table cell showing formatted, with the raw JSON value in data-value (for tests and tools).
-  function cell(field, raw, shown) {
+  // A table cell showing formatted, with the raw JSON value in data-value (for tests and tools);
+  // a N/A of a server's statistic carries its reason as a tooltip and in data-reason.
+  function cell(field, raw, shown, server) {
     var td = el('td', { 'data-field': field, 'data-value': raw === undefined ? 'null' : JSON.stringify(raw) }, shown);
-    if (shown === NA) td.className = 'na';
+    if (shown === NA) {
+      td.className = 'na';
+      var why = reason(server, field);
+      if (why) {
+        td.title = why;
+        td.setAttribute('data-reason', server.unavailable[REASON_FIELD[field] || field]);
+      }
+    }
     return td;
+  }
+
+  // A N/A cell of the latency table: the reason of its latency (the cell's field is mean, p50...).
+  function withReason(td, server, field) {
+    if (td.className === 'na' && reason(server, field)) {
+      td.title = reason(server, field);
+      td.setAttribute('data-reason', server.unavailable[field]);
+    }
+    return td;
+  }
+
+  // TGI has no TTFT histogram: its approximate mean (queue + prefill batch) stands in, marked ≈.
+  function ttftCell(field, s, v) {
+    if (!isNum(v) && isNum(s.ttftApproxMean)) {
+      var td = cell(field, v === undefined ? null : v, '≈ ' + seconds(s.ttftApproxMean) + ' mean', s);
+      td.className = 'approx';
+      td.title = 'approximate mean TTFT: mean queue time + mean prefill batch time (the engine exports no TTFT histogram)';
+      return td;
+    }
+    return cell(field, v === undefined ? null : v, seconds(v), s);
   }
 
   function getJson(url) {
@@ -122,17 +168,17 @@
       var st = cell('state', s.state, text(s.state));
       st.classList.add('state-' + s.state);
       tr.appendChild(st);
-      tr.appendChild(cell('running', s.running, count(s.running)));
-      tr.appendChild(cell('waiting', s.waiting, count(s.waiting)));
-      tr.appendChild(cell('kvCacheUsage', s.kvCacheUsage, percent(s.kvCacheUsage)));
-      tr.appendChild(cell('ttftP50', ttft.p50, seconds(ttft.p50)));
-      tr.appendChild(cell('ttftP99', ttft.p99, seconds(ttft.p99)));
-      tr.appendChild(cell('itlP50', itl.p50, seconds(itl.p50)));
-      tr.appendChild(cell('e2eP50', e2e.p50, seconds(e2e.p50)));
-      tr.appendChild(cell('e2eP99', e2e.p99, seconds(e2e.p99)));
-      tr.appendChild(cell('requestsPerSecond', s.requestsPerSecond, number(s.requestsPerSecond, 2)));
-      tr.appendChild(cell('promptTokensPerSecond', s.promptTokensPerSecond, number(s.promptTokensPerSecond, 0)));
-      tr.appendChild(cell('generationTokensPerSecond', s.generationTokensPerSecond, number(s.generationTokensPerSecond, 0)));
+      tr.appendChild(cell('running', s.running, count(s.running), s));
+      tr.appendChild(cell('waiting', s.waiting, count(s.waiting), s));
+      tr.appendChild(cell('kvCacheUsage', s.kvCacheUsage, percent(s.kvCacheUsage), s));
+      tr.appendChild(ttftCell('ttftP50', s, ttft.p50));
+      tr.appendChild(cell('ttftP99', ttft.p99, seconds(ttft.p99), s));
+      tr.appendChild(cell('itlP50', itl.p50, seconds(itl.p50), s));
+      tr.appendChild(cell('e2eP50', e2e.p50, seconds(e2e.p50), s));
+      tr.appendChild(cell('e2eP99', e2e.p99, seconds(e2e.p99), s));
+      tr.appendChild(cell('requestsPerSecond', s.requestsPerSecond, number(s.requestsPerSecond, 2), s));
+      tr.appendChild(cell('promptTokensPerSecond', s.promptTokensPerSecond, number(s.promptTokensPerSecond, 0), s));
+      tr.appendChild(cell('generationTokensPerSecond', s.generationTokensPerSecond, number(s.generationTokensPerSecond, 0), s));
       tr.addEventListener('click', function () { select(s.name); });
       body.appendChild(tr);
     });
@@ -198,12 +244,13 @@
       tr.appendChild(el('td', null, row[0]));
       ['mean', 'p50', 'p90', 'p99'].forEach(function (f) {
         var v = l ? l[f] : null;
-        var td = cell(f, v === undefined ? null : v, seconds(v));
+        var td = row[1] === 'ttft' && f === 'mean' ? ttftCell(f, s, v) : cell(f, v === undefined ? null : v, seconds(v));
+        withReason(td, s, row[1]);
         td.id = 'lat-' + row[1] + '-' + f;
         tr.appendChild(td);
       });
       var c = l ? l.count : null;
-      var td = cell('count', c === undefined ? null : c, count(c));
+      var td = withReason(cell('count', c === undefined ? null : c, count(c)), s, row[1]);
       td.id = 'lat-' + row[1] + '-count';
       tr.appendChild(td);
       latency.appendChild(tr);
@@ -227,7 +274,7 @@
     rows.forEach(function (r) {
       var tr = el('tr');
       tr.appendChild(el('td', null, r[0]));
-      var td = cell(r[1], s[r[1]] === undefined ? null : s[r[1]], r[2]);
+      var td = cell(r[1], s[r[1]] === undefined ? null : s[r[1]], r[2], s);
       td.id = 'load-' + r[1];
       tr.appendChild(td);
       load.appendChild(tr);
@@ -235,9 +282,31 @@
     return s;
   }
 
-  function chartWidth(box) { return Math.max(300, box.clientWidth - 10); }
+  function chartWidth(box) { return Math.max(200, box.clientWidth - 10); }
 
-  function renderCharts(history) {
+  // The newest value of a chart's series, for its legend while the cursor is off the chart.
+  function latest(values) {
+    for (var i = values.length - 1; i >= 0; i--) {
+      if (values[i] !== null && values[i] !== undefined) return values[i];
+    }
+    return null;
+  }
+
+  // A chart without a value says why: the snapshot's reason for its first series' field.
+  function emptyNote(box, c, server, history) {
+    var note = box.querySelector('.chart-empty');
+    if (!note) {
+      note = el('div', { class: 'chart-empty' });
+      box.appendChild(note);
+    }
+    var field = c.series[0][0].replace(/P50$|P99$/, '');
+    var why = reason(server, field);
+    note.textContent = c.title + ': no data — ' + (!history ? 'the history could not be read'
+      : why ? why : history.times.length ? 'no value in the last 10 minutes' : 'no refresh recorded yet');
+    return note;
+  }
+
+  function renderCharts(history, server) {
     CHARTS.forEach(function (c) {
       var box = document.getElementById('chart-' + c.id);
       var times = history ? history.times.map(function (t) { return t / 1000; }) : [];
@@ -250,6 +319,8 @@
       });
       box.setAttribute('data-points', String(times.length));
       box.setAttribute('data-values', String(points));
+      var note = points ? box.querySelector('.chart-empty') : emptyNote(box, c, server, history);
+      if (note) note.hidden = points > 0;
       if (typeof uPlot === 'undefined') {
         box.textContent = 'charts unavailable: uPlot did not load';
         return;
@@ -260,7 +331,15 @@
         c.series.forEach(function (s) {
           series.push({
             label: s[1], stroke: s[2], width: 1.5, spanGaps: false,
-            value: function (u, v) { return v === null ? NA : v.toFixed(c.unit === 's' ? 3 : 1) + ' ' + c.unit; },
+            // Under the cursor its value there; off the chart the newest one, marked as such.
+            value: function (u, v, si, idx) {
+              var shown = v, suffix = '';
+              if (idx === null || idx === undefined) {
+                shown = latest(u.data[si]);
+                suffix = shown === null ? '' : ' (latest)';
+              }
+              return shown === null || shown === undefined ? NA : shown.toFixed(c.unit === 's' ? 3 : 1) + ' ' + c.unit + suffix;
+            },
           });
         });
         chart = new uPlot({
@@ -315,7 +394,7 @@
         return null;
       }
       return getJson('api/history?server=' + encodeURIComponent(selected))
-        .then(renderCharts, function () { renderCharts(null); });
+        .then(function (h) { renderCharts(h, s); }, function () { renderCharts(null, s); });
     }).then(function () {
       setStatus('updated ' + new Date().toLocaleTimeString() + ', every ' + state.intervalMs / 1000 + ' s', false);
     }, function (e) {

@@ -436,7 +436,7 @@ public final class EngineMapper {
       if (r.skipped != null) {
         rule = r.skipped;
       } else {
-        rule = r.note != null ? r.note : "read, summed with the other series read";
+        rule = r.note != null ? r.note : "read";
         if (source.scale() != 1.0) {
           rule += ", × " + source.scale();
         }

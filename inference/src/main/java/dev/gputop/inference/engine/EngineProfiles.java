@@ -119,7 +119,8 @@ public final class EngineProfiles {
         }
       }
     } catch (IOException e) {
-      throw new UncheckedIOException("can't read the engine profile directory " + dir + ": " + e, e);
+      throw new UncheckedIOException("can't read the engine profile directory " + dir + ": "
+          + dev.gputop.config.internal.IoMessages.describe(e), e);
     }
     files.sort(Comparator.comparing(p -> p.getFileName().toString()));
     ProfileLoader reader = new ProfileLoader();
@@ -140,7 +141,8 @@ public final class EngineProfiles {
     try {
       text = Files.readString(file, StandardCharsets.UTF_8);
     } catch (IOException e) {
-      throw new UncheckedIOException("can't read engine profile " + file + ": " + e, e);
+      throw new UncheckedIOException("can't read engine profile " + file + ": "
+          + dev.gputop.config.internal.IoMessages.describe(e), e);
     }
     return reader.parse(text, file.toString());
   }

@@ -5,7 +5,10 @@ import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import dev.gputop.inference.engine.Drift;
 import dev.gputop.inference.stats.ServerStats;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * One {@code inference[]} entry of the JSON snapshot, field for field as SPEC.md section 4 names
@@ -30,6 +33,7 @@ import java.util.List;
  *     newest scrape lacks, each with the name the profile expected
  * @param kubernetes the pod and container the server runs in ({@code namespace}, {@code pod},
  *     {@code container}, {@code podUid}), or null outside Kubernetes (then not in the JSON)
+ * @param unavailable why each N/A statistic is N/A, by field ({@link Unavailable})
  */
 public record ServerEntry(
     String name,
@@ -44,7 +48,8 @@ public record ServerEntry(
     List<ModelEntry> models,
     UnreadFamilies unreadFamilies,
     List<Missing> missing,
-    @JsonInclude(JsonInclude.Include.NON_NULL) dev.gputop.config.PodIdentity kubernetes) {
+    @JsonInclude(JsonInclude.Include.NON_NULL) dev.gputop.config.PodIdentity kubernetes,
+    Map<String, String> unavailable) {
 
   public ServerEntry {
     gpus = List.copyOf(gpus);
@@ -52,14 +57,18 @@ public record ServerEntry(
     models = List.copyOf(models);
     unreadFamilies = unreadFamilies == null ? UnreadFamilies.NONE : unreadFamilies;
     missing = missing == null ? List.of() : List.copyOf(missing);
+    unavailable = Collections.unmodifiableMap(new LinkedHashMap<>(unavailable));
   }
 
-  /** An entry without drift (none seen yet, or the server is down). */
+  /**
+   * An entry without drift (none seen yet, or the server is down) whose N/A reasons are computed
+   * from its state alone (no window): for tests and tools.
+   */
   public ServerEntry(String name, String engine, String url, String source, String state, String error,
       List<Integer> gpus, List<Long> pids, ServerStats stats, List<ModelEntry> models,
       dev.gputop.config.PodIdentity kubernetes) {
     this(name, engine, url, source, state, error, gpus, pids, stats, models, UnreadFamilies.NONE,
-        List.of(), kubernetes);
+        List.of(), kubernetes, Unavailable.of(state, stats, null));
   }
 
   /**

@@ -136,7 +136,7 @@ public final class SnapshotBuilder {
         ? dev.gputop.inference.engine.Drift.NONE : s.window().drift();
     entries.add(new ServerEntry(s.name(), s.engine(), s.url(), s.source(), s.state(), s.error(),
         s.gpus(), s.pids(), s.stats(), models, ServerEntry.unreadOf(drift), ServerEntry.missingOf(drift),
-        s.pod()));
+        s.pod(), Unavailable.of(s.state(), s.stats(), s.window())));
     points.add(cached.point(null, s.stats()));
     up.put(cached.up(), s.down() ? 0L : 1L);
     List<Attributes> stateSet = cached.states();

@@ -52,7 +52,7 @@ public final class BearerTokenFile {
     } catch (IOException e) {
       // The exception's message may quote bytes of the file (a malformed-input error): not shown.
       throw new CredentialException(
-          "cannot read " + what + " " + file + ": " + e.getClass().getSimpleName());
+          "cannot read " + what + " " + file + ": " + dev.gputop.config.internal.IoMessages.describe(e));
     }
     if (token.isEmpty()) {
       throw new CredentialException(what + " " + file + " is empty");

@@ -240,7 +240,7 @@ public final class PemFiles {
       throw new CredentialException(setting + " " + file + " is not readable (permission denied)");
     } catch (IOException e) {
       throw new CredentialException(
-          "cannot read " + setting + " " + file + ": " + e.getClass().getSimpleName());
+          "cannot read " + setting + " " + file + ": " + dev.gputop.config.internal.IoMessages.describe(e));
     }
   }
 
