@@ -91,6 +91,10 @@ class InferenceReceiverTest {
       assertThat(e.stats().requestsPerSecond()).isCloseTo(4.0, within(1e-9));
       assertThat(e.stats().ttft().p50()).isCloseTo(0.25, within(1e-9));
       assertThat(e.models()).isEmpty();
+      // One model: no per-model breakdown, but the model is named, in JSON and in the info series.
+      assertThat(e.servedModels()).containsExactly("meta-llama/Llama-3.1-8B-Instruct");
+      assertThat(r.snapshot().info()).containsOnly(java.util.Map.entry(
+          dev.gputop.inference.export.StatsPoint.infoAttributes("chat-api", "vllm", "meta-llama/Llama-3.1-8B-Instruct", null), 1L));
       assertThat(r.health()).isEqualTo(HealthStatus.healthy());
       assertThat(r.snapshot().overview().generationTokensPerSecond()).isCloseTo(1100.0, within(1e-9));
       assertThat(r.snapshot().overview().worstTtftP99()).isCloseTo(0.95, within(1e-9));
@@ -128,7 +132,7 @@ class InferenceReceiverTest {
       JsonNode doc = new ObjectMapper().valueToTree(r.snapshotSections());
       assertThat(names(doc)).containsExactlyInAnyOrder("inference", "overview", "alerts", "discovery");
       JsonNode s = doc.get("inference").get(0);
-      assertThat(names(s)).containsExactlyInAnyOrder("name", "engine", "url", "source", "state", "error",
+      assertThat(names(s)).containsExactlyInAnyOrder("name", "engine", "servedModels", "url", "source", "state", "error",
           "gpus", "pids", "running", "waiting", "kvCacheUsage", "prefixHitRatio", "requestsPerSecond",
           "promptTokensPerSecond", "generationTokensPerSecond", "preemptionsPerSecond", "ttft", "itl", "tpot",
           "e2e", "queue", "ttftApproxMean", "failedRequestsPerSecond", "specDecodeAcceptanceRate", "prefill", "decode", "slo", "models");

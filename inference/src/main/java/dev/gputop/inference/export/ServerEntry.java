@@ -13,6 +13,9 @@ import java.util.List;
  *
  * @param name the server's name
  * @param engine the engine's id ({@code vllm}, {@code sglang}, ... or {@code unknown})
+ * @param servedModels the models the server serves, as its newest readable scrape names them,
+ *     sorted: one for most servers, several for Ray Serve or Dynamo, empty when the engine names
+ *     none
  * @param url the metrics URL
  * @param source {@code discovered} or {@code configured}
  * @param state {@code up}, {@code down} or {@code starting}
@@ -27,6 +30,7 @@ import java.util.List;
 public record ServerEntry(
     String name,
     String engine,
+    List<String> servedModels,
     String url,
     String source,
     String state,
@@ -38,8 +42,16 @@ public record ServerEntry(
     @JsonInclude(JsonInclude.Include.NON_NULL) dev.gputop.config.PodIdentity kubernetes) {
 
   public ServerEntry {
+    servedModels = List.copyOf(servedModels);
     gpus = List.copyOf(gpus);
     pids = List.copyOf(pids);
     models = List.copyOf(models);
+  }
+
+  /** An entry whose served models are not known (none named). */
+  public ServerEntry(String name, String engine, String url, String source, String state, String error,
+      List<Integer> gpus, List<Long> pids, ServerStats stats, List<ModelEntry> models,
+      dev.gputop.config.PodIdentity kubernetes) {
+    this(name, engine, List.of(), url, source, state, error, gpus, pids, stats, models, kubernetes);
   }
 }

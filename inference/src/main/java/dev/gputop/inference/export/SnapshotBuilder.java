@@ -40,6 +40,7 @@ public final class SnapshotBuilder {
   private final List<StatsPoint> points = new ArrayList<>();
   private final List<StatsPoint> modelPoints = new ArrayList<>();
   private final Map<Attributes, Long> up = new HashMap<>();
+  private final Map<Attributes, Long> info = new HashMap<>();
   private final Map<Attributes, Long> states = new HashMap<>();
   private final List<ExportedHistogram> histograms = new ArrayList<>();
   private final List<ExportedCounter> counters = new ArrayList<>();
@@ -81,6 +82,9 @@ public final class SnapshotBuilder {
    * @param pod the Kubernetes pod and container the server runs in, or null: its entry's {@code
    *     kubernetes}, the {@code k8s.*} attributes of its points and histograms, and the pod of its PIDs
    * @param counters its monotonic totals since the agent's first scrape of it, or null for none
+   * @param servedModels the models its newest readable scrape names, sorted (one for most
+   *     servers; empty when the engine names none): its entry's {@code servedModels} and its
+   *     {@code gputop.inference.served_model} points
    */
   public record Server(
       String name,
@@ -96,7 +100,8 @@ public final class SnapshotBuilder {
       Map<String, ServerStats> models,
       ServerWindow window,
       dev.gputop.config.PodIdentity pod,
-      ServerCounters counters) {
+      ServerCounters counters,
+      List<String> servedModels) {
 
     /** A server outside Kubernetes. */
     public Server(String name, String url, String source, List<Integer> gpus, List<Long> pids, String engine,
@@ -109,13 +114,15 @@ public final class SnapshotBuilder {
     public Server(String name, String url, String source, List<Integer> gpus, List<Long> pids, String engine,
         boolean engineKnown, String state, String error, ServerStats stats, Map<String, ServerStats> models,
         ServerWindow window, dev.gputop.config.PodIdentity pod) {
-      this(name, url, source, gpus, pids, engine, engineKnown, state, error, stats, models, window, pod, null);
+      this(name, url, source, gpus, pids, engine, engineKnown, state, error, stats, models, window, pod, null,
+          List.copyOf(models.keySet()));
     }
 
     public Server {
       Objects.requireNonNull(name, "name");
       Objects.requireNonNull(stats, "stats");
       models = new LinkedHashMap<>(models);
+      servedModels = List.copyOf(servedModels);
     }
 
     boolean down() {
@@ -131,10 +138,16 @@ public final class SnapshotBuilder {
       models.add(new ModelEntry(m.getKey(), s.engine(), s.state(), null, m.getValue()));
       modelPoints.add(cached.point(m.getKey(), m.getValue()));
     }
-    entries.add(new ServerEntry(s.name(), s.engine(), s.url(), s.source(), s.state(), s.error(),
-        s.gpus(), s.pids(), s.stats(), models, s.pod()));
+    entries.add(new ServerEntry(s.name(), s.engine(), s.servedModels(), s.url(), s.source(), s.state(),
+        s.error(), s.gpus(), s.pids(), s.stats(), models, s.pod()));
     points.add(cached.point(null, s.stats()));
     up.put(cached.up(), s.down() ? 0L : 1L);
+    if (s.servedModels().isEmpty()) {
+      info.put(cached.info(""), 1L);
+    }
+    for (String m : s.servedModels()) {
+      info.put(cached.info(m), 1L);
+    }
     List<Attributes> stateSet = cached.states();
     for (int i = 0; i < stateSet.size(); i++) {
       states.put(stateSet.get(i), StatsPoint.STATES.get(i).equals(s.state()) ? 1L : 0L);
@@ -207,7 +220,7 @@ public final class SnapshotBuilder {
     all.addAll(modelPoints);
     HealthStatus health = unhealthy.isEmpty() ? HealthStatus.healthy() : HealthStatus.unhealthy(unhealthy);
     return new InferenceSnapshot(entries, overview(entries), alerts, discovery, health, all, up,
-        states, histograms, counters, owners, pods);
+        info, states, histograms, counters, owners, pods);
   }
 
   /**
