@@ -306,9 +306,12 @@ class PrometheusEndToEndIT {
     Dashboard.LabelValues lv = Dashboard.parseLabelValues(Dashboard.substitute(server.query(),
         Map.of("instance", variables.get("instance"), "model", "a")));
     assertThat(prometheus.labelValues(lv.label(), lv.selector())).containsExactly("two-models");
-    // Joined through it: a single-model server's requests running, by model.
+    // Joined through it: the servers of a model, and a single-model server's value with its model.
+    assertThat(prometheus.query("gputop_inference_requests_running and on (instance, server) "
+        + "gputop_inference_served_model{model=\"m\"}"))
+        .singleElement().satisfies(r -> assertThat(r.path("metric").path("server").asText()).isEqualTo("restarting"));
     assertThat(prometheus.query("gputop_inference_requests_running{server=\"restarting\"} * on (instance, server) "
-        + "group_left (model) gputop_inference_served_model"))
+        + "group_left (model) gputop_inference_served_model{server=\"restarting\"}"))
         .singleElement().satisfies(r -> assertThat(r.path("metric").path("model").asText()).isEqualTo("m"));
   }
 

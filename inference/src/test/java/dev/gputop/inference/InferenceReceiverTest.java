@@ -135,7 +135,7 @@ class InferenceReceiverTest {
       assertThat(names(s)).containsExactlyInAnyOrder("name", "engine", "servedModels", "url", "source", "state", "error",
           "gpus", "pids", "running", "waiting", "kvCacheUsage", "prefixHitRatio", "requestsPerSecond",
           "promptTokensPerSecond", "generationTokensPerSecond", "preemptionsPerSecond", "ttft", "itl", "tpot",
-          "e2e", "queue", "ttftApproxMean", "failedRequestsPerSecond", "specDecodeAcceptanceRate", "prefill", "decode", "slo", "models");
+          "e2e", "queue", "ttftApproxMean", "failedRequestsPerSecond", "specDecodeAcceptanceRate", "prefill", "decode", "finishReasons", "slo", "models");
       assertThat(names(s.get("slo"))).containsExactlyInAnyOrder("ttft", "itl", "e2e", "queue");
       assertThat(names(s.get("ttft"))).containsExactlyInAnyOrder("mean", "p50", "p90", "p99", "count");
       assertThat(s.get("error").isNull()).isTrue();
@@ -381,11 +381,17 @@ class InferenceReceiverTest {
       scraper.bodies.put(url, vllm.apply(109, 44));
       r.refresh();
       assertThat(requests(r, null)).isEqualTo(13);
+      // The finish-reason breakdown: 9 + 4 "stop" in 10 s.
+      assertThat(server(r, "two").stats().finishReasons()).containsOnly(java.util.Map.entry("stop", 1.3));
+      assertThat(server(r, "two").models()).extracting(m -> m.stats().finishReasons())
+          .containsExactly(java.util.Map.of("stop", 0.9), java.util.Map.of("stop", 0.4));
       clock.advanceSeconds(10);
       scraper.bodies.put(url, vllm.apply(2, 1)); // restarted, 3 requests since
       r.refresh();
       assertThat(requests(r, null)).isEqualTo(16);
       assertThat(requests(r, "a")).isEqualTo(11);
+      // After the restart the window started over: no finish-reason rate until two scrapes again.
+      assertThat(server(r, "two").stats().finishReasons()).isNull();
       assertThat(requests(r, "b")).isEqualTo(5);
       assertThat(r.exportedCounters()).filteredOn(c -> c.name().equals("gputop.inference.requests"))
           .singleElement().satisfies(c -> {

@@ -37,7 +37,7 @@ class SnapshotBuilderTest {
     assertThat(fieldNames(entry)).containsExactly("name", "engine", "servedModels", "url", "source", "state",
         "error", "gpus", "pids", "running", "waiting", "kvCacheUsage", "prefixHitRatio",
         "requestsPerSecond", "promptTokensPerSecond", "generationTokensPerSecond",
-        "preemptionsPerSecond", "ttft", "itl", "tpot", "e2e", "queue", "ttftApproxMean", "failedRequestsPerSecond", "specDecodeAcceptanceRate", "prefill", "decode", "slo", "models");
+        "preemptionsPerSecond", "ttft", "itl", "tpot", "e2e", "queue", "ttftApproxMean", "failedRequestsPerSecond", "specDecodeAcceptanceRate", "prefill", "decode", "finishReasons", "slo", "models");
     assertThat(entry.get("running").asInt()).isEqualTo(5);
     assertThat(entry.get("servedModels")).extracting(JsonNode::asText).containsExactly("a", "b");
     assertThat(entry.get("ttft").get("p99").asDouble()).isEqualTo(0.4);
@@ -45,7 +45,7 @@ class SnapshotBuilderTest {
     assertThat(fieldNames(model)).containsExactly("name", "engine", "state", "error", "running",
         "waiting", "kvCacheUsage", "prefixHitRatio", "requestsPerSecond", "promptTokensPerSecond",
         "generationTokensPerSecond", "preemptionsPerSecond", "ttft", "itl", "tpot", "e2e", "queue",
-        "ttftApproxMean", "failedRequestsPerSecond", "specDecodeAcceptanceRate", "prefill", "decode", "slo");
+        "ttftApproxMean", "failedRequestsPerSecond", "specDecodeAcceptanceRate", "prefill", "decode", "finishReasons", "slo");
     assertThat(model.get("name").asText()).isEqualTo("b");
     assertThat(model.get("running").isNull()).isTrue();
   }
