@@ -110,7 +110,7 @@ public final class SnapshotBuilder {
       this(name, url, source, gpus, pids, engine, engineKnown, state, error, stats, models, window, null);
     }
 
-    /** A server without counters. */
+    /** A server without counters, serving the models of {@code models} (none named for one). */
     public Server(String name, String url, String source, List<Integer> gpus, List<Long> pids, String engine,
         boolean engineKnown, String state, String error, ServerStats stats, Map<String, ServerStats> models,
         ServerWindow window, dev.gputop.config.PodIdentity pod) {
