@@ -49,6 +49,8 @@ final class TopScreen {
   private static final List<Column> COLUMNS = List.of(
       new Column("SERVER", 16, 0, true, s -> s.path("name").asText(NA)),
       new Column("ENGINE", 8, 7, true, s -> text(s.get("engine"))),
+      // Dropped first: the served model(s), for wide terminals (the server's name usually says).
+      new Column("MODEL", 24, 8, true, s -> list(s.get("servedModels"))),
       new Column("STATE", 8, 1, true, s -> text(s.get("state"))),
       new Column("RUN", 5, 2, false, s -> why(s, "running", count(s.get("running")))),
       new Column("WAIT", 5, 1, false, s -> why(s, "waiting", count(s.get("waiting")))),

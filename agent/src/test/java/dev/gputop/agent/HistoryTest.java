@@ -227,7 +227,7 @@ class HistoryTest {
   static ServerEntry typedServer(String name, int k) {
     ServerStats stats = new ServerStats(12 + k, k % 4, 0.42 + k * 1e-3, k % 3 == 0 ? null : 0.25,
         5.5 + k, 2100.0 + k / 7.0, 880.123456789 + k, 0.0, latency(0.06 + k * 1e-4), latency(0.018), null,
-        latency(3.5), k % 2 == 0 ? null : latency(0.2), null, 0.1, 0.05, 0.7, latency(0.01), null,
+        latency(3.5), k % 2 == 0 ? null : latency(0.2), null, 0.1, 0.05, 0.7, latency(0.01), null, null,
         SloStats.NONE);
     return new ServerEntry(name, "vllm", "http://127.0.0.1:8000/metrics", "configured", "up", null,
         List.of(0, 1), List.of(4242L), stats, List.of(), null);

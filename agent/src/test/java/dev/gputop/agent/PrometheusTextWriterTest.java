@@ -265,6 +265,7 @@ class PrometheusTextWriterTest {
         }
         String text = both.assertSameBytes();
         assertThat(text).contains("gputop_inference_model_requests_running{engine=\"vllm\",model=\"a\",server=\"two-models\"} 9");
+        assertThat(text).contains("gputop_inference_served_model{engine=\"vllm\",model=\"b\",server=\"two-models\"} 1");
         MetricsDoc.assertMatches(text, Map.of(
             "gputop_agent_export_failed_exports_total", "the standalone agent's, counted when an OTLP export fails (OtlpExportOutageTest)",
             "gputop_agent_export_dropped_points_total", "the standalone agent's, counted when an OTLP export fails (OtlpExportOutageTest)"));

@@ -297,6 +297,25 @@ class PrometheusEndToEndIT {
   }
 
   @Test
+  void serverInfo_namesTheModelOfEveryServer_andTheDashboardsModelVariableNarrowsItsServers() {
+    assertThat(prometheus.query("gputop_inference_served_model{server=\"two-models\"}"))
+        .extracting(r -> r.path("metric").path("model").asText()).containsExactlyInAnyOrder("a", "b");
+    assertThat(prometheus.query("gputop_inference_served_model{server=\"restarting\"}"))
+        .extracting(r -> r.path("metric").path("model").asText()).containsExactly("m");
+    Dashboard.Variable server = Dashboard.load(DashboardTest.DASHBOARD).variables().get("server");
+    Dashboard.LabelValues lv = Dashboard.parseLabelValues(Dashboard.substitute(server.query(),
+        Map.of("instance", variables.get("instance"), "model", "a")));
+    assertThat(prometheus.labelValues(lv.label(), lv.selector())).containsExactly("two-models");
+    // Joined through it: the servers of a model, and a single-model server's value with its model.
+    assertThat(prometheus.query("gputop_inference_requests_running and on (instance, server) "
+        + "gputop_inference_served_model{model=\"m\"}"))
+        .singleElement().satisfies(r -> assertThat(r.path("metric").path("server").asText()).isEqualTo("restarting"));
+    assertThat(prometheus.query("gputop_inference_requests_running{server=\"restarting\"} * on (instance, server) "
+        + "group_left (model) gputop_inference_served_model{server=\"restarting\"}"))
+        .singleElement().satisfies(r -> assertThat(r.path("metric").path("model").asText()).isEqualTo("m"));
+  }
+
+  @Test
   void dashboardVariables_resolveToValuesFromTheAgent() {
     assertThat(variables.get("instance")).isEqualTo(REGEX_META.matcher(agentInstance).replaceAll("\\\\\\\\$0"));
     assertThat(variables.get("server")).isNotBlank();
@@ -623,6 +642,12 @@ class PrometheusEndToEndIT {
     Map<String, String> values = new LinkedHashMap<>();
     values.put("__rate_interval", "30s");
     for (Dashboard.Variable v : dashboard.variables().values()) {
+      if (v.name().equals("model")) {
+        // Grafana's default for it, All: its allValue.
+        assertThat(prometheus.labelValues("model", "gputop_inference_served_model")).contains("a", "b");
+        values.put("model", ".*");
+        continue;
+      }
       Dashboard.LabelValues lv = Dashboard.parseLabelValues(Dashboard.substitute(v.query(), values));
       List<String> options = prometheus.labelValues(lv.label(), lv.selector());
       String chosen;

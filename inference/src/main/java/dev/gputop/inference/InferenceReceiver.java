@@ -143,7 +143,7 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
       InferenceSnapshot last = snapshot.get();
       snapshot.set(new InferenceSnapshot(last.servers(), last.overview(), last.alerts(), last.discovery(),
           HealthStatus.unhealthy(List.of("internal error in the inference receiver: " + e)),
-          last.points(), last.up(), last.states(), last.histograms(), last.counters(), last.owners(), last.pods()));
+          last.points(), last.up(), last.info(), last.states(), last.histograms(), last.counters(), last.owners(), last.pods()));
     }
   }
 
@@ -210,7 +210,7 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
       }
       out.add(new SnapshotBuilder.Server(t.name(), t.url().toString(), t.source(), t.gpus(), t.pids(),
           engine, st.engine != Engine.UNKNOWN, state, st.error, stats, models, st.window, t.pod(),
-          st.counters));
+          st.counters, served));
     }
     // Servers that left discovery (or config) leave now, with everything they held.
     states.keySet().retainAll(live);

@@ -91,6 +91,10 @@ class InferenceReceiverTest {
       assertThat(e.stats().requestsPerSecond()).isCloseTo(4.0, within(1e-9));
       assertThat(e.stats().ttft().p50()).isCloseTo(0.25, within(1e-9));
       assertThat(e.models()).isEmpty();
+      // One model: no per-model breakdown, but the model is named, in JSON and in the info series.
+      assertThat(e.servedModels()).containsExactly("meta-llama/Llama-3.1-8B-Instruct");
+      assertThat(r.snapshot().info()).containsOnly(java.util.Map.entry(
+          dev.gputop.inference.export.StatsPoint.infoAttributes("chat-api", "vllm", "meta-llama/Llama-3.1-8B-Instruct", null), 1L));
       assertThat(r.health()).isEqualTo(HealthStatus.healthy());
       assertThat(r.snapshot().overview().generationTokensPerSecond()).isCloseTo(1100.0, within(1e-9));
       assertThat(r.snapshot().overview().worstTtftP99()).isCloseTo(0.95, within(1e-9));
@@ -128,10 +132,10 @@ class InferenceReceiverTest {
       JsonNode doc = new ObjectMapper().valueToTree(r.snapshotSections());
       assertThat(names(doc)).containsExactlyInAnyOrder("inference", "overview", "alerts", "discovery");
       JsonNode s = doc.get("inference").get(0);
-      assertThat(names(s)).containsExactlyInAnyOrder("name", "engine", "url", "source", "state", "error",
+      assertThat(names(s)).containsExactlyInAnyOrder("name", "engine", "servedModels", "url", "source", "state", "error",
           "gpus", "pids", "running", "waiting", "kvCacheUsage", "prefixHitRatio", "requestsPerSecond",
           "promptTokensPerSecond", "generationTokensPerSecond", "preemptionsPerSecond", "ttft", "itl", "tpot",
-          "e2e", "queue", "ttftApproxMean", "failedRequestsPerSecond", "abortedRequestsPerSecond", "specDecodeAcceptanceRate", "prefill", "decode", "slo", "models",
+          "e2e", "queue", "ttftApproxMean", "failedRequestsPerSecond", "abortedRequestsPerSecond", "specDecodeAcceptanceRate", "prefill", "decode", "finishReasons", "slo", "models",
           "unreadFamilies", "missing", "unavailable");
       assertThat(names(s.get("slo"))).containsExactlyInAnyOrder("ttft", "itl", "e2e", "queue");
       assertThat(names(s.get("ttft"))).containsExactlyInAnyOrder("mean", "p50", "p90", "p99", "count");
@@ -378,11 +382,17 @@ class InferenceReceiverTest {
       scraper.bodies.put(url, vllm.apply(109, 44));
       r.refresh();
       assertThat(requests(r, null)).isEqualTo(13);
+      // The finish-reason breakdown: 9 + 4 "stop" in 10 s.
+      assertThat(server(r, "two").stats().finishReasons()).containsOnly(java.util.Map.entry("stop", 1.3));
+      assertThat(server(r, "two").models()).extracting(m -> m.stats().finishReasons())
+          .containsExactly(java.util.Map.of("stop", 0.9), java.util.Map.of("stop", 0.4));
       clock.advanceSeconds(10);
       scraper.bodies.put(url, vllm.apply(2, 1)); // restarted, 3 requests since
       r.refresh();
       assertThat(requests(r, null)).isEqualTo(16);
       assertThat(requests(r, "a")).isEqualTo(11);
+      // After the restart the window started over: no finish-reason rate until two scrapes again.
+      assertThat(server(r, "two").stats().finishReasons()).isNull();
       assertThat(requests(r, "b")).isEqualTo(5);
       assertThat(r.exportedCounters()).filteredOn(c -> c.name().equals("gputop.inference.requests"))
           .singleElement().satisfies(c -> {

@@ -265,6 +265,7 @@
       ['Prompt tokens/s', 'promptTokensPerSecond', number(s.promptTokensPerSecond, 0)],
       ['Generation tokens/s', 'generationTokensPerSecond', number(s.generationTokensPerSecond, 0)],
       ['Engine', 'engine', text(s.engine)],
+      ['Model', 'servedModels', list(s.servedModels)],
       ['URL', 'url', text(s.url)],
       ['Source', 'source', text(s.source)],
       ['GPUs', 'gpus', list(s.gpus)],

@@ -10,6 +10,7 @@ import dev.gputop.inference.parse.Exposition;
 import dev.gputop.inference.parse.ExpositionParser;
 import dev.gputop.inference.parse.ParserLimits;
 import dev.gputop.inference.stats.ServerStats;
+import dev.gputop.inference.stats.ServerCounters;
 import dev.gputop.inference.stats.WindowStatistics;
 import dev.gputop.inference.window.ServerWindow;
 import java.lang.management.ManagementFactory;
@@ -39,7 +40,9 @@ public final class RefreshAllocation {
     EngineMapper mapper = new EngineMapper();
     ServerWindow window = new ServerWindow(Duration.ofMinutes(1), 44);
     ExportCache cache = new ExportCache();
-    String[] stages = {"parse", "map", "window add", "statistics", "snapshot (entry, points, histograms)"};
+    ServerCounters counters = new ServerCounters();
+    String[] stages = {"parse", "map", "window add", "counters", "statistics",
+        "snapshot (entry, points, histograms, counters)"};
     long[] bytes = new long[stages.length];
     int warmup = 200;
     int n = 2000;
@@ -55,16 +58,18 @@ public final class RefreshAllocation {
       nanos += 3_000_000_000L;
       window.add(nanos, nanos, s);
       long a3 = threads.getThreadAllocatedBytes(id);
-      ServerStats stats = WindowStatistics.compute(window, null, SloTargets.NONE);
+      counters.add(nanos, s);
       long a4 = threads.getThreadAllocatedBytes(id);
+      ServerStats stats = WindowStatistics.compute(window, null, SloTargets.NONE);
+      long a5 = threads.getThreadAllocatedBytes(id);
       SnapshotBuilder b = new SnapshotBuilder(cache);
       b.add(new SnapshotBuilder.Server("server-1", "http://127.0.0.1:8000/metrics",
           SnapshotBuilder.CONFIGURED, List.of(), List.of(), "vllm", true, "up", null, stats,
-          Map.of(), window));
-      long a5 = threads.getThreadAllocatedBytes(id);
+          Map.of(), window, null, counters, window.models()));
+      long a6 = threads.getThreadAllocatedBytes(id);
       b.build(new DiscoverySection(List.of(), List.of()));
       if (i >= warmup) {
-        long[] at = {a0, a1, a2, a3, a4, a5};
+        long[] at = {a0, a1, a2, a3, a4, a5, a6};
         for (int k = 0; k < stages.length; k++) {
           bytes[k] += at[k + 1] - at[k];
         }

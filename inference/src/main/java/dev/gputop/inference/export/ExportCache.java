@@ -59,6 +59,8 @@ public final class ExportCache {
     private final Map<String, StatsPoint> points = new HashMap<>();
     private Attributes up;
     private List<Attributes> states;
+    /** Info point attributes by served model ("" for a server that names none). */
+    private final Map<String, Attributes> info = new HashMap<>();
     /** Counter attributes by model (null for the server's own), then by outcome. */
     private final Map<String, Map<String, String>[]> counterAttributes = new HashMap<>();
     /** Histogram attributes by model ("" when the series name none). */
@@ -91,6 +93,19 @@ public final class ExportCache {
         up = StatsPoint.upAttributes(name, engine, pod);
       }
       return up;
+    }
+
+    /** The {@code gputop.inference.served_model} point of one served model ("" for none). */
+    Attributes info(String model) {
+      Attributes a = info.get(model);
+      if (a == null) {
+        if (info.size() >= MAX_MODELS) {
+          info.clear();
+        }
+        a = StatsPoint.infoAttributes(name, engine, model, pod);
+        info.put(model, a);
+      }
+      return a;
     }
 
     /** The state-set points, in the order of {@link StatsPoint#STATES}. */

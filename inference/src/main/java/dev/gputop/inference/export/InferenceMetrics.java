@@ -65,6 +65,13 @@ public final class InferenceMetrics implements AutoCloseable {
             .setUnit("1")
             .ofLongs()
             .buildWithCallback(m -> recordAll("gputop.inference.server.state", m, InferenceSnapshot::states)));
+    registrations.add(
+        meter.gaugeBuilder("gputop.inference.served_model")
+            .setDescription("1 per model the server serves (the info pattern: join on server for "
+                + "model), with its engine.")
+            .setUnit("1")
+            .ofLongs()
+            .buildWithCallback(m -> recordAll("gputop.inference.served_model", m, InferenceSnapshot::info)));
     longGauge(meter, "requests.running", "{request}",
         "Requests in the batch.", ServerStats::running);
     longGauge(meter, "requests.waiting", "{request}",

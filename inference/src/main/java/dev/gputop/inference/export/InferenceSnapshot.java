@@ -23,6 +23,7 @@ import java.util.Objects;
  *     StatsPoint#perModel()}), which go to families of their own
  * @param up the {@code gputop.inference.up} points: attributes ({@code server}, {@code engine})
  *     → 1 or 0
+ * @param info the {@code gputop.inference.served_model} points: one per served model → 1
  * @param states the {@code gputop.inference.server.state} points: every state of every server
  *     → 1 for its current state, else 0
  * @param histograms the servers' own histograms to re-export
@@ -38,6 +39,7 @@ public record InferenceSnapshot(
     HealthStatus health,
     List<StatsPoint> points,
     Map<Attributes, Long> up,
+    Map<Attributes, Long> info,
     Map<Attributes, Long> states,
     List<ExportedHistogram> histograms,
     List<ExportedCounter> counters,
@@ -52,6 +54,7 @@ public record InferenceSnapshot(
     Objects.requireNonNull(health, "health");
     points = List.copyOf(points);
     up = Map.copyOf(up);
+    info = Map.copyOf(info);
     states = Map.copyOf(states);
     histograms = List.copyOf(histograms);
     counters = List.copyOf(counters);
@@ -68,6 +71,7 @@ public record InferenceSnapshot(
         new DiscoverySection(List.of(), List.of()),
         HealthStatus.healthy(),
         List.of(),
+        Map.of(),
         Map.of(),
         Map.of(),
         List.of(),

@@ -18,6 +18,9 @@ import java.util.Map;
  *
  * @param name the server's name
  * @param engine the engine's id ({@code vllm}, {@code sglang}, ... or {@code unknown})
+ * @param servedModels the models the server serves, as its newest readable scrape names them,
+ *     sorted: one for most servers, several for Ray Serve or Dynamo, empty when the engine names
+ *     none
  * @param url the metrics URL
  * @param source {@code discovered} or {@code configured}
  * @param state {@code up}, {@code down} or {@code starting}
@@ -38,6 +41,7 @@ import java.util.Map;
 public record ServerEntry(
     String name,
     String engine,
+    List<String> servedModels,
     String url,
     String source,
     String state,
@@ -52,6 +56,7 @@ public record ServerEntry(
     Map<String, String> unavailable) {
 
   public ServerEntry {
+    servedModels = List.copyOf(servedModels);
     gpus = List.copyOf(gpus);
     pids = List.copyOf(pids);
     models = List.copyOf(models);
@@ -67,8 +72,8 @@ public record ServerEntry(
   public ServerEntry(String name, String engine, String url, String source, String state, String error,
       List<Integer> gpus, List<Long> pids, ServerStats stats, List<ModelEntry> models,
       dev.gputop.config.PodIdentity kubernetes) {
-    this(name, engine, url, source, state, error, gpus, pids, stats, models, UnreadFamilies.NONE,
-        List.of(), kubernetes, Unavailable.of(state, stats, null));
+    this(name, engine, List.of(), url, source, state, error, gpus, pids, stats, models,
+        UnreadFamilies.NONE, List.of(), kubernetes, Unavailable.of(state, stats, null));
   }
 
   /**

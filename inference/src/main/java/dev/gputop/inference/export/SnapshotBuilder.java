@@ -40,6 +40,7 @@ public final class SnapshotBuilder {
   private final List<StatsPoint> points = new ArrayList<>();
   private final List<StatsPoint> modelPoints = new ArrayList<>();
   private final Map<Attributes, Long> up = new HashMap<>();
+  private final Map<Attributes, Long> info = new HashMap<>();
   private final Map<Attributes, Long> states = new HashMap<>();
   private final List<ExportedHistogram> histograms = new ArrayList<>();
   private final List<ExportedCounter> counters = new ArrayList<>();
@@ -81,6 +82,9 @@ public final class SnapshotBuilder {
    * @param pod the Kubernetes pod and container the server runs in, or null: its entry's {@code
    *     kubernetes}, the {@code k8s.*} attributes of its points and histograms, and the pod of its PIDs
    * @param counters its monotonic totals since the agent's first scrape of it, or null for none
+   * @param servedModels the models its newest readable scrape names, sorted (one for most
+   *     servers; empty when the engine names none): its entry's {@code servedModels} and its
+   *     {@code gputop.inference.served_model} points
    */
   public record Server(
       String name,
@@ -96,7 +100,8 @@ public final class SnapshotBuilder {
       Map<String, ServerStats> models,
       ServerWindow window,
       dev.gputop.config.PodIdentity pod,
-      ServerCounters counters) {
+      ServerCounters counters,
+      List<String> servedModels) {
 
     /** A server outside Kubernetes. */
     public Server(String name, String url, String source, List<Integer> gpus, List<Long> pids, String engine,
@@ -105,17 +110,19 @@ public final class SnapshotBuilder {
       this(name, url, source, gpus, pids, engine, engineKnown, state, error, stats, models, window, null);
     }
 
-    /** A server without counters. */
+    /** A server without counters, serving the models of {@code models} (none named for one). */
     public Server(String name, String url, String source, List<Integer> gpus, List<Long> pids, String engine,
         boolean engineKnown, String state, String error, ServerStats stats, Map<String, ServerStats> models,
         ServerWindow window, dev.gputop.config.PodIdentity pod) {
-      this(name, url, source, gpus, pids, engine, engineKnown, state, error, stats, models, window, pod, null);
+      this(name, url, source, gpus, pids, engine, engineKnown, state, error, stats, models, window, pod, null,
+          List.copyOf(models.keySet()));
     }
 
     public Server {
       Objects.requireNonNull(name, "name");
       Objects.requireNonNull(stats, "stats");
       models = new LinkedHashMap<>(models);
+      servedModels = List.copyOf(servedModels);
     }
 
     boolean down() {
@@ -134,11 +141,17 @@ public final class SnapshotBuilder {
     // Drift as the newest scrape showed it; a server that is down shows none.
     dev.gputop.inference.engine.Drift drift = s.down() || s.window() == null
         ? dev.gputop.inference.engine.Drift.NONE : s.window().drift();
-    entries.add(new ServerEntry(s.name(), s.engine(), s.url(), s.source(), s.state(), s.error(),
-        s.gpus(), s.pids(), s.stats(), models, ServerEntry.unreadOf(drift), ServerEntry.missingOf(drift),
-        s.pod(), Unavailable.of(s.state(), s.stats(), s.window())));
+    entries.add(new ServerEntry(s.name(), s.engine(), s.servedModels(), s.url(), s.source(), s.state(),
+        s.error(), s.gpus(), s.pids(), s.stats(), models, ServerEntry.unreadOf(drift),
+        ServerEntry.missingOf(drift), s.pod(), Unavailable.of(s.state(), s.stats(), s.window())));
     points.add(cached.point(null, s.stats()));
     up.put(cached.up(), s.down() ? 0L : 1L);
+    if (s.servedModels().isEmpty()) {
+      info.put(cached.info(""), 1L);
+    }
+    for (String m : s.servedModels()) {
+      info.put(cached.info(m), 1L);
+    }
     List<Attributes> stateSet = cached.states();
     for (int i = 0; i < stateSet.size(); i++) {
       states.put(stateSet.get(i), StatsPoint.STATES.get(i).equals(s.state()) ? 1L : 0L);
@@ -211,7 +224,7 @@ public final class SnapshotBuilder {
     all.addAll(modelPoints);
     HealthStatus health = unhealthy.isEmpty() ? HealthStatus.healthy() : HealthStatus.unhealthy(unhealthy);
     return new InferenceSnapshot(entries, overview(entries), alerts, discovery, health, all, up,
-        states, histograms, counters, owners, pods);
+        info, states, histograms, counters, owners, pods);
   }
 
   /**

@@ -93,6 +93,15 @@ public record StatsPoint(
     return b.build();
   }
 
+  /**
+   * The {@code gputop.inference.served_model} point of one served model: the up attributes plus
+   * {@code model} (none for a server whose engine names no model).
+   */
+  public static Attributes infoAttributes(String server, String engine, String model, dev.gputop.config.PodIdentity pod) {
+    Attributes up = upAttributes(server, engine, pod);
+    return model == null || model.isEmpty() ? up : up.toBuilder().put(MODEL, model).build();
+  }
+
   /** The {@code gputop.inference.server.state} points of a server, in the order of {@link #STATES}. */
   public static List<Attributes> stateAttributes(String server, String engine, dev.gputop.config.PodIdentity pod) {
     Attributes up = upAttributes(server, engine, pod);

@@ -67,6 +67,13 @@ public final class Unavailable {
   /** Fields computed from the window's change (rates, latencies, ratios), not its newest scrape. */
   private static final List<String> NEWEST_SCRAPE = List.of("running", "waiting", "kvCacheUsage");
 
+  /**
+   * Components that are breakdowns of other values, not statistics of their own: their absence is
+   * said by the values they break down (the SLOs by their latencies, the finish reasons by the
+   * request rate).
+   */
+  static final List<String> BREAKDOWNS = List.of("slo", "finishReasons");
+
   private static final RecordComponent[] FIELDS = ServerStats.class.getRecordComponents();
 
   private Unavailable() {}
@@ -80,7 +87,7 @@ public final class Unavailable {
   public static Map<String, String> of(String state, ServerStats stats, ServerWindow window) {
     Map<String, String> out = new LinkedHashMap<>();
     for (RecordComponent c : FIELDS) {
-      if (c.getName().equals("slo")) {
+      if (BREAKDOWNS.contains(c.getName())) {
         continue;
       }
       Object value = value(c, stats);

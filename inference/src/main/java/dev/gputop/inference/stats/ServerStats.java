@@ -34,6 +34,9 @@ package dev.gputop.inference.stats;
  *     (speculative decoding), 0–1
  * @param prefill per-request prefill time
  * @param decode per-request decode time
+ * @param finishReasons finished requests per second by the engine's finish reason (vLLM's {@code
+ *     finished_reason}: stop, length, abort, error), sorted by reason; null when the requests
+ *     counter has no such label
  * @param slo SLO attainment and burn rate per latency ({@link SloAttainment}); {@link
  *     SloStats#NONE} when no target applies
  */
@@ -57,15 +60,17 @@ public record ServerStats(
     Double specDecodeAcceptanceRate,
     LatencyStats prefill,
     LatencyStats decode,
+    java.util.Map<String, Double> finishReasons,
     SloStats slo) {
 
   /** Nothing known. */
   public static final ServerStats EMPTY = new ServerStats(
       null, null, null, null, null, null, null, null, null, null, null, null, null, null, null,
-      null, null, null, null, SloStats.NONE);
+      null, null, null, null, null, SloStats.NONE);
 
   public ServerStats {
     slo = slo == null ? SloStats.NONE : slo;
+    finishReasons = finishReasons == null ? null : java.util.Collections.unmodifiableMap(new java.util.TreeMap<>(finishReasons));
   }
 
   /** These statistics without SLOs and without the values of the newer concepts. */
@@ -85,7 +90,7 @@ public record ServerStats(
       LatencyStats queue, Double ttftApproxMean, SloStats slo) {
     this(running, waiting, kvCacheUsage, prefixHitRatio, requestsPerSecond, promptTokensPerSecond,
         generationTokensPerSecond, preemptionsPerSecond, ttft, itl, null, e2e, queue, ttftApproxMean,
-        null, null, null, null, null, slo);
+        null, null, null, null, null, null, slo);
   }
 
   /** These statistics without a time per output token (null: N/A). */
@@ -96,7 +101,7 @@ public record ServerStats(
       Double specDecodeAcceptanceRate, LatencyStats prefill, LatencyStats decode, SloStats slo) {
     this(running, waiting, kvCacheUsage, prefixHitRatio, requestsPerSecond, promptTokensPerSecond,
         generationTokensPerSecond, preemptionsPerSecond, ttft, itl, null, e2e, queue, ttftApproxMean,
-        failedRequestsPerSecond, null, specDecodeAcceptanceRate, prefill, decode, slo);
+        failedRequestsPerSecond, null, specDecodeAcceptanceRate, prefill, decode, null, slo);
   }
 
   /** These statistics with {@code slo}. */
@@ -104,6 +109,6 @@ public record ServerStats(
     return new ServerStats(running, waiting, kvCacheUsage, prefixHitRatio, requestsPerSecond,
         promptTokensPerSecond, generationTokensPerSecond, preemptionsPerSecond, ttft, itl, tpot, e2e,
         queue, ttftApproxMean, failedRequestsPerSecond, abortedRequestsPerSecond,
-        specDecodeAcceptanceRate, prefill, decode, slo);
+        specDecodeAcceptanceRate, prefill, decode, finishReasons, slo);
   }
 }

@@ -73,8 +73,7 @@ public final class WindowStatistics {
       return new ServerStats(running, waiting, kv, hitGauge, null, null, null, null,
           notYet(r, Concept.TTFT), notYet(r, Concept.ITL), notYet(r, Concept.TPOT),
           notYet(r, Concept.E2E), notYet(r, Concept.QUEUE), null, null, null, null,
-          notYet(r, Concept.PREFILL),
-          notYet(r, Concept.DECODE), SloStats.NONE);
+          notYet(r, Concept.PREFILL), notYet(r, Concept.DECODE), null, SloStats.NONE);
     }
     Double prefix = ratio(r, Concept.PREFIX_HITS, Concept.PREFIX_QUERIES);
     if (prefix == null && !w.has(Concept.PREFIX_HITS)) {
@@ -102,6 +101,7 @@ public final class WindowStatistics {
         ratio(r, Concept.SPEC_ACCEPTED_TOKENS, Concept.SPEC_DRAFT_TOKENS),
         latency(r, Concept.PREFILL),
         latency(r, Concept.DECODE),
+        finishReasons(r),
         SloStats.NONE);
   }
 
@@ -253,6 +253,40 @@ public final class WindowStatistics {
       }
     }
     return used == 0 ? null : sum / used;
+  }
+
+  /** The label of the requests counter that names why a request finished (vLLM, LMDeploy). */
+  static final String FINISH_REASON = "finished_reason";
+
+  /**
+   * Requests per second by finish reason: PromQL {@code sum by (finished_reason) (rate(...))} of
+   * the requests counter; null when no series of it with two samples carries the label.
+   */
+  private static java.util.Map<String, Double> finishReasons(Range r) {
+    ConceptColumns cc = r.window.columns(Concept.REQUESTS);
+    if (cc == null) {
+      return null;
+    }
+    java.util.Map<String, Double> out = null;
+    for (int j = 0, cn = cc.size(); j < cn; j++) {
+      SeriesColumn col = cc.get(j);
+      String reason = col.key().labels().get(FINISH_REASON);
+      if (reason == null || !matches(r.model, col.model())) {
+        continue;
+      }
+      int n = r.gather(col);
+      if (n < 2) {
+        continue;
+      }
+      for (int k = 0; k < n; k++) {
+        r.v[k] = col.value(r.at[k]);
+      }
+      if (out == null) {
+        out = new java.util.TreeMap<>();
+      }
+      out.merge(reason, Rate.rate(r.t, r.v, n, r.start, r.end), Double::sum);
+    }
+    return out;
   }
 
   /** Σ over series of PromQL rate(); null when no series has two samples. */

@@ -43,7 +43,7 @@ class InferenceMetricsTest {
       List<StatsPoint> points, Map<Attributes, Long> up, Map<Attributes, Long> states) {
     InferenceSnapshot e = InferenceSnapshot.empty();
     return new InferenceSnapshot(List.of(), e.overview(), List.of(), e.discovery(), HealthStatus.healthy(),
-        points, up, states, List.of(), List.of(), Map.of(), Map.of());
+        points, up, Map.of(), states, List.of(), List.of(), Map.of(), Map.of());
   }
 
   private MetricData metric(Collection<MetricData> all, String name) {
@@ -57,7 +57,7 @@ class InferenceMetricsTest {
   @Test
   void collect_failedAndAbortedAreTwoGauges() {
     ServerStats s = new ServerStats(1, 0, null, null, 2.0, null, null, null, null, null, null, null, null, null,
-        0.3, 0.2, null, null, null, null);
+        0.3, 0.2, null, null, null, null, null);
     snapshot.set(snapshotOf(List.of(StatsPoint.of("chat", "vllm", null, s)), Map.of()));
     try (InferenceMetrics m = new InferenceMetrics(sdk, snapshot::get)) {
       Collection<MetricData> all = reader.collectAllMetrics();
@@ -71,7 +71,7 @@ class InferenceMetricsTest {
     }
     // N/A (an engine that doesn't tell aborts apart): no point.
     ServerStats none = new ServerStats(1, 0, null, null, 2.0, null, null, null, null, null, null, null, null, null,
-        0.3, null, null, null, null, null);
+        0.3, null, null, null, null, null, null);
     snapshot.set(snapshotOf(List.of(StatsPoint.of("chat", "sglang", null, none)), Map.of()));
     try (InferenceMetrics m = new InferenceMetrics(sdk, snapshot::get)) {
       assertThat(metric(reader.collectAllMetrics(), "gputop.inference.aborted_request.rate")).isNull();
@@ -174,6 +174,24 @@ class InferenceMetricsTest {
         assertThat(d.getData().getPoints()).as(d.getName()).allSatisfy(p ->
             assertThat(p.getAttributes().get(AttributeKey.stringKey("model")) != null).isEqualTo(modelFamily));
       }
+    }
+  }
+
+  @Test
+  void collect_serverInfoIsOnePerServedModel() {
+    InferenceSnapshot e = InferenceSnapshot.empty();
+    snapshot.set(new InferenceSnapshot(List.of(), e.overview(), List.of(), e.discovery(), HealthStatus.healthy(),
+        List.of(), Map.of(), Map.of(StatsPoint.infoAttributes("ray", "vllm", "a", null), 1L,
+            StatsPoint.infoAttributes("ray", "vllm", "b", null), 1L,
+            StatsPoint.infoAttributes("tgi", "tgi", "", null), 1L),
+        Map.of(), List.of(), List.of(), Map.of(), Map.of()));
+    try (InferenceMetrics m = new InferenceMetrics(sdk, snapshot::get)) {
+      MetricData info = metric(reader.collectAllMetrics(), "gputop.inference.served_model");
+      assertThat(info.getUnit()).isEqualTo("1");
+      assertThat(info.getLongGaugeData().getPoints())
+          .extracting(p -> p.getAttributes().get(AttributeKey.stringKey("server")) + "/"
+              + p.getAttributes().get(AttributeKey.stringKey("model")) + "=" + p.getValue())
+          .containsExactlyInAnyOrder("ray/a=1", "ray/b=1", "tgi/null=1");
     }
   }
 

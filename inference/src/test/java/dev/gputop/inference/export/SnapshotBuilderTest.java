@@ -34,18 +34,19 @@ class SnapshotBuilderTest {
     InferenceSnapshot snap = b.build(new DiscoverySection(List.of(), List.of()));
 
     JsonNode entry = new ObjectMapper().valueToTree(snap.servers().get(0));
-    assertThat(fieldNames(entry)).containsExactly("name", "engine", "url", "source", "state",
+    assertThat(fieldNames(entry)).containsExactly("name", "engine", "servedModels", "url", "source", "state",
         "error", "gpus", "pids", "running", "waiting", "kvCacheUsage", "prefixHitRatio",
         "requestsPerSecond", "promptTokensPerSecond", "generationTokensPerSecond",
-        "preemptionsPerSecond", "ttft", "itl", "tpot", "e2e", "queue", "ttftApproxMean", "failedRequestsPerSecond", "abortedRequestsPerSecond", "specDecodeAcceptanceRate", "prefill", "decode", "slo", "models",
+        "preemptionsPerSecond", "ttft", "itl", "tpot", "e2e", "queue", "ttftApproxMean", "failedRequestsPerSecond", "abortedRequestsPerSecond", "specDecodeAcceptanceRate", "prefill", "decode", "finishReasons", "slo", "models",
           "unreadFamilies", "missing", "unavailable");
     assertThat(entry.get("running").asInt()).isEqualTo(5);
+    assertThat(entry.get("servedModels")).extracting(JsonNode::asText).containsExactly("a", "b");
     assertThat(entry.get("ttft").get("p99").asDouble()).isEqualTo(0.4);
     JsonNode model = entry.get("models").get(1);
     assertThat(fieldNames(model)).containsExactly("name", "engine", "state", "error", "running",
         "waiting", "kvCacheUsage", "prefixHitRatio", "requestsPerSecond", "promptTokensPerSecond",
         "generationTokensPerSecond", "preemptionsPerSecond", "ttft", "itl", "tpot", "e2e", "queue",
-        "ttftApproxMean", "failedRequestsPerSecond", "abortedRequestsPerSecond", "specDecodeAcceptanceRate", "prefill", "decode", "slo");
+        "ttftApproxMean", "failedRequestsPerSecond", "abortedRequestsPerSecond", "specDecodeAcceptanceRate", "prefill", "decode", "finishReasons", "slo");
     assertThat(model.get("name").asText()).isEqualTo("b");
     assertThat(model.get("running").isNull()).isTrue();
   }
