@@ -180,7 +180,7 @@ public final class AgentRuntime implements AutoCloseable {
   }
 
   /**
-   * The current snapshot document of SPEC.md section 4 (a fresh tree each call, which the caller
+   * The current snapshot document of docs/json-schema.md (a fresh tree each call, which the caller
    * may change): {@code timestamp}, {@code gpus}, {@code inference}, {@code overview}, {@code
    * alerts}, {@code health}, then any other section a receiver publishes.
    */

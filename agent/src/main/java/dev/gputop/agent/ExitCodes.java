@@ -1,6 +1,6 @@
 package dev.gputop.agent;
 
-/** The process exit codes of SPEC.md section 5. */
+/** The process exit codes, as README.md "Exit codes" lists them for users. */
 public final class ExitCodes {
   public static final int OK = 0;
   public static final int CONFIG = 1;

@@ -106,7 +106,7 @@ public final class Main implements Runnable {
     return commandLine();
   }
 
-  /** The whole command line with the exit-code mapping of SPEC.md section 5. */
+  /** The whole command line with the exit-code mapping of README.md "Exit codes". */
   static CommandLine commandLine() {
     return withExitCodes(new CommandLine(new Main()));
   }
@@ -125,7 +125,10 @@ public final class Main implements Runnable {
     return cl;
   }
 
-  /** The exit code of SPEC.md section 5 for a command that failed with {@code e}, said on {@code err}. */
+  /**
+   * The exit code (README.md "Exit codes") for a command that failed with {@code e}, said on
+   * {@code err}.
+   */
   private static int exitCode(Exception e, PrintWriter err) {
     if (e instanceof dev.gputop.config.ConfigException) {
       err.println("configuration error: " + e.getMessage());
