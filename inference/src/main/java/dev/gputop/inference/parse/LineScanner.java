@@ -21,7 +21,8 @@ import java.util.Arrays;
  * Reads the bytes of one exposition, line by line, for the {@link ExpositionParser}: it finds
  * where a series key or comment line ends, checks a line against the key its parser predicts,
  * parses a key it has not seen into a {@link CachedLine} (names, label set, suffix and bound,
- * interned in the {@link ParserTables}), and reads a sample's value, timestamp and exemplar. It
+ * interned in the {@link ParserTables}), and reads a sample's value, timestamp and exemplar (all
+ * but the usual plain value before a newline, which the parser reads in its own loop). It
  * counts lines, so that every {@link ExpositionFormatException} it makes says where.
  *
  * <p>Byte-level scanning of the {@code byte[]} body: no regex, no String per line. The body and
@@ -51,10 +52,6 @@ final class LineScanner {
     }
   }
 
-  private static final double[] POW10 = {
-    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15
-  };
-
   private final int maxLineLength;
   private final int maxLabels;
   private final ParserTables tables;
@@ -68,7 +65,7 @@ final class LineScanner {
   int line;
   /** Whether an integer timestamp was read as milliseconds (0.0.4). */
   boolean sawIntegerTimestamp;
-  /** The value {@link #usualValue} or {@link #valueAndRest} read. */
+  /** The value {@link #valueAndRest} read. */
   double value;
   /** The timestamp {@link #valueAndRest} read, in milliseconds, or {@link Sample#NO_TIMESTAMP}. */
   long timestamp;
@@ -459,51 +456,6 @@ final class LineScanner {
   }
 
   // ---------------------------------------------------------------- values
-
-  /**
-   * Reads the rest of the usual sample line, whose key ends at {@code keyEnd}: a blank, a plain
-   * value {@code digits[.digits]} of at most 15 digits and a newline. Its value goes into {@link
-   * #value}, and the start of the next line is returned; any other line returns -1 and is left to
-   * {@link #valueAndRest}. One pass finds the value's end and reads it, and the method is small
-   * enough for the server compiler to inline into the parser's loop. Below 2^53 the digits are
-   * exact in a double, and so is 10^k for k up to 15, so one division rounds correctly
-   * (Clinger's fast path): the same result as {@link FastDoubleParser}'s.
-   */
-  int usualValue(int lineStart, int keyEnd) {
-    // The body and its end in locals, for the client compiler, which reloads fields in loops.
-    byte[] b = this.b;
-    int end = this.end;
-    int i = keyEnd;
-    if (i >= end || b[i] != ' ') {
-      return -1;
-    }
-    do {
-      i++;
-    } while (i < end && b[i] == ' ');
-    int valueStart = i;
-    long m = 0;
-    int d;
-    while (i < end && (d = b[i] - '0') >= 0 && d <= 9) {
-      m = m * 10 + d;
-      i++;
-    }
-    int digits = i - valueStart;
-    int fraction = 0;
-    if (digits > 0 && i < end && b[i] == '.') {
-      int f = ++i;
-      while (i < end && (d = b[i] - '0') >= 0 && d <= 9) {
-        m = m * 10 + d;
-        i++;
-      }
-      fraction = i - f;
-      digits += fraction;
-    }
-    if (digits == 0 || digits > 15 || i >= end || b[i] != '\n' || i - lineStart > maxLineLength) {
-      return -1;
-    }
-    value = fraction == 0 ? (double) m : m / POW10[fraction];
-    return i + 1;
-  }
 
   /**
    * Reads the rest of any sample line of {@code line} whose key ends at {@code keyEnd}: its value
