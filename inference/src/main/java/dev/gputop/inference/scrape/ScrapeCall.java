@@ -41,9 +41,9 @@ import org.eclipse.jetty.http.HttpMethod;
  *
  * <p>The whole call, redirects included, has one deadline, its cycle's {@link ScrapeDeadline}
  * on the injected clock: each request's total timeout is the time left until it, as the clock
- * says when the request is sent (Jetty's timeout covers connecting, sending, the headers and the body, so a
- * server that trickles one byte a second is cut off at the deadline, not merely when it pauses),
- * and the scraper ends whatever is still running a moment later. Ending a call aborts its
+ * says when the request is sent (Jetty's timeout covers connecting, sending, the headers and the
+ * body, so a server that trickles one byte a second is cut off at the deadline, not merely when
+ * it pauses), and the scraper ends whatever is still running a moment later. Ending a call aborts its
  * request, which closes the connection.
  *
  * <p>Completed exactly once, by whichever comes first: the response, a failure, the deadline or
