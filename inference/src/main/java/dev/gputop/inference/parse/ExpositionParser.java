@@ -37,7 +37,8 @@ import java.util.Objects;
  * <p>This class drives a parse, line by line; three parts do the work: a {@link LineScanner}
  * reads the bytes (keys, values, timestamps, the errors with their line numbers), a {@link
  * LineCache} is the intern table of lines seen with their predictions, and a {@link
- * FamilyAssembler} groups the lines into families and builds the result.
+ * FamilyAssembler} groups the lines into families and builds the result. The usual line, a
+ * predicted key then a plain value and a newline, is read here, in one method.
  *
  * <p>Not thread-safe: an instance is used by one thread at a time (one per scraped server, on the
  * inference receiver's refresh thread, after the scrape cycle fetched the bytes), and parsers
