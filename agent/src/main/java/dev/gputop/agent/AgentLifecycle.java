@@ -1,13 +1,17 @@
 package dev.gputop.agent;
 
+import dev.gputop.config.AgentConfig;
+import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * A started agent's parts, the autoconfigured SDK, the runtime and the optional HTTP listener, and
- * their stop in the right order within a time budget. Shared by the standalone agent and the
- * agent attached to a host JVM, which differ only in the {@link StopPolicy}.
+ * A started agent's parts, the autoconfigured SDK, the runtime and the optional HTTP listener:
+ * their start in the right order with the roll-back of a start that fails ({@link #start}), and
+ * their stop in the right order within a time budget ({@link #close}). Shared by the standalone
+ * agent and the agent attached to a host JVM, which differ only in the {@link Listener} rule and
+ * the {@link StopPolicy}.
  *
  * <p>Thread-safe; {@link #close()} is idempotent and may be called from a shutdown hook.
  */
@@ -40,6 +44,21 @@ public final class AgentLifecycle implements AutoCloseable {
       Level logLevel,
       boolean reportTimeouts) {}
 
+  /** When a start binds the HTTP listener (with {@code listen: off}, never), and what its failure does. */
+  public enum Listener {
+    /**
+     * First, before the receivers start, so that a port in use fails the start before any work
+     * begins: the standalone agent, for which the listener is the point.
+     */
+    FIRST_AND_REQUIRED,
+    /**
+     * After the receivers started; one that can't bind is reported (a warning to the stop
+     * policy's logger) and left out, and the receivers run and export without it: the agent
+     * attached to a host JVM, which must not fail the host over a port.
+     */
+    LAST_AND_OPTIONAL
+  }
+
   private final StandaloneSdk sdk;
   private final AgentRuntime runtime;
   private final AgentHttpServer server;
@@ -55,6 +74,46 @@ public final class AgentLifecycle implements AutoCloseable {
     this.runtime = runtime;
     this.server = server;
     this.policy = policy;
+  }
+
+  /**
+   * Starts {@code runtime} (built on {@code sdk}) and the listener as {@code listener} says. If a
+   * step fails, what started is undone, listener, receivers and SDK, and the failure is thrown.
+   *
+   * @throws UncheckedIOException when a required listener can't bind
+   * @throws dev.gputop.config.ConfigException when a receiver can't use the configuration
+   */
+  public static AgentLifecycle start(AgentConfig config, StandaloneSdk sdk, AgentRuntime runtime,
+      Listener listener, StopPolicy policy) {
+    boolean wanted = !config.listenerDisabled();
+    AgentHttpServer server = null;
+    try {
+      if (wanted && listener == Listener.FIRST_AND_REQUIRED) {
+        server = AgentHttpServer.start(config.listen(), runtime, sdk.prometheus());
+      }
+      runtime.start();
+      if (wanted && listener == Listener.LAST_AND_OPTIONAL) {
+        server = optionalListener(config, sdk, runtime, policy.logger());
+      }
+    } catch (RuntimeException e) {
+      if (server != null) {
+        server.close();
+      }
+      runtime.close();
+      sdk.shutdown(Duration.ofSeconds(1));
+      throw e;
+    }
+    return new AgentLifecycle(sdk, runtime, server, policy);
+  }
+
+  private static AgentHttpServer optionalListener(
+      AgentConfig config, StandaloneSdk sdk, AgentRuntime runtime, Logger logger) {
+    try {
+      return AgentHttpServer.start(config.listen(), runtime, sdk.prometheus());
+    } catch (UncheckedIOException | IllegalArgumentException e) {
+      logger.warning(() -> "listener not started (" + e.getMessage() + "); the receivers run and export without it");
+      return null;
+    }
   }
 
   public AgentRuntime runtime() {

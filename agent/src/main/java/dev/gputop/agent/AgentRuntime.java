@@ -9,6 +9,7 @@ import dev.gputop.config.ExportedHistogram;
 import dev.gputop.config.HealthStatus;
 import dev.gputop.config.Receiver;
 import dev.gputop.config.ReceiverProvider;
+import dev.gputop.config.StandardReceiverContext;
 import dev.gputop.config.logging.FailureLog;
 import io.opentelemetry.api.OpenTelemetry;
 import java.time.Duration;
@@ -85,7 +86,7 @@ public final class AgentRuntime implements AutoCloseable {
   private final List<ReceiverProvider> providers;
   private final ExportedHistogramProducer histogramProducer;
   private final SnapshotAssembler assembler;
-  private final AgentReceiverContext context;
+  private final StandardReceiverContext context;
   /** Health components that are not receivers (the OTLP export), by name. */
   private final Map<String, Supplier<HealthStatus>> components;
   private final History history;
@@ -109,7 +110,7 @@ public final class AgentRuntime implements AutoCloseable {
     this.providers = b.providers;
     this.histogramProducer = b.histogramProducer;
     this.assembler = new SnapshotAssembler(clock);
-    this.context = new AgentReceiverContext(config, openTelemetry, clock);
+    this.context = new StandardReceiverContext(config, openTelemetry, clock);
     this.components = Map.copyOf(b.components);
     this.history = History.forRefresh(config.refreshNormal());
   }
@@ -181,7 +182,7 @@ public final class AgentRuntime implements AutoCloseable {
   }
 
   /**
-   * The current snapshot document of SPEC.md section 4 (a fresh tree each call, which the caller
+   * The current snapshot document of docs/json-schema.md (a fresh tree each call, which the caller
    * may change): {@code timestamp}, {@code gpus}, {@code inference}, {@code overview}, {@code
    * alerts}, {@code health}, then any other section a receiver publishes.
    */

@@ -25,7 +25,7 @@ import picocli.CommandLine.Spec;
  * same {@code gpus[]} records as {@code /api/snapshot} ({@code server} is null here: no inference
  * receiver runs).
  *
- * <p>Exit codes: 0 when NVML answered (also with no GPU); 4 when NVML is unavailable (the library
+ * <p>Exit codes (README.md "Exit codes"): 0 when NVML answered (also with no GPU); 4 when NVML is unavailable (the library
  * is missing or can't be initialized: an I/O failure), with "NVML unavailable:
  * REASON" on stderr and, with {@code --json}, {@code {"gpus": [], "unavailable": REASON}} on stdout
  * so scripts still get a document; 1 for a bad configuration.

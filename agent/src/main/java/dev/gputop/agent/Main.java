@@ -120,7 +120,7 @@ public final class Main implements Runnable {
     return commandLine();
   }
 
-  /** The whole command line with the agent's exit codes. */
+  /** The whole command line with the exit codes of README.md "Exit codes". */
   static CommandLine commandLine() {
     return withExitCodes(new CommandLine(new Main()));
   }
@@ -147,7 +147,10 @@ public final class Main implements Runnable {
     return ExitCodes.USAGE;
   }
 
-  /** The exit code for a command that failed with {@code e}, said on {@code err}. */
+  /**
+   * The exit code (README.md "Exit codes") for a command that failed with {@code e}, said on
+   * {@code err}.
+   */
   private static int exitCode(Exception e, PrintWriter err) {
     if (e instanceof dev.gputop.config.ConfigException) {
       err.println("configuration error: " + e.getMessage());

@@ -15,7 +15,7 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * Merges the sections receivers publish into the snapshot document of SPEC.md section 4.
+ * Merges the sections receivers publish into the snapshot document of docs/json-schema.md.
  *
  * <p>Merge rule, applied field by field in receiver start order: two lists are concatenated, two
  * objects are merged key by key (recursively, with the same rule), anything else is replaced by the

@@ -31,8 +31,8 @@ final class StandaloneAgent implements AutoCloseable {
 
   private final AgentLifecycle lifecycle;
 
-  private StandaloneAgent(StandaloneSdk sdk, AgentRuntime runtime, AgentHttpServer server) {
-    this.lifecycle = new AgentLifecycle(sdk, runtime, server, STOP_POLICY);
+  private StandaloneAgent(AgentLifecycle lifecycle) {
+    this.lifecycle = lifecycle;
   }
 
   /**
@@ -53,21 +53,8 @@ final class StandaloneAgent implements AutoCloseable {
             .setHistogramProducer(sdk.histograms())
             .addHealthComponent("export", sdk.exports()::health)
             .build();
-    AgentHttpServer server = null;
-    try {
-      if (!config.listenerDisabled()) {
-        server = AgentHttpServer.start(config.listen(), runtime, sdk.prometheus());
-      }
-      runtime.start();
-    } catch (RuntimeException e) {
-      if (server != null) {
-        server.close();
-      }
-      runtime.close();
-      sdk.shutdown(Duration.ofSeconds(1));
-      throw e;
-    }
-    return new StandaloneAgent(sdk, runtime, server);
+    return new StandaloneAgent(AgentLifecycle.start(
+        config, sdk, runtime, AgentLifecycle.Listener.FIRST_AND_REQUIRED, STOP_POLICY));
   }
 
   AgentRuntime runtime() {

@@ -15,7 +15,7 @@ import java.util.Arrays;
  * it: {@code ParseBenchmark -prof gc} gives the allocation, exactly.
  *
  * <pre>
- * java -cp benchmarks/target/benchmarks.jar dev.gputop.benchmarks.ParseCpuTime [FILE|classpath:RES]...
+ * java [-Dparse.warmupRounds=300] -cp benchmarks/target/benchmarks.jar dev.gputop.benchmarks.ParseCpuTime [FILE|classpath:RES]...
  * </pre>
  *
  * <p>Uses only {@code new ExpositionParser(ParserLimits.defaults())} and {@code parse}, so the
@@ -23,7 +23,12 @@ import java.util.Arrays;
  */
 public final class ParseCpuTime {
 
-  private static final int WARMUP_ROUNDS = 300;
+  /**
+   * Batches parsed before timing; {@code -Dparse.warmupRounds=5000} for a long warm-up, so that
+   * on a busy machine, where the compiler threads get little CPU, every method is at its final
+   * compilation before the timed rounds start.
+   */
+  private static final int WARMUP_ROUNDS = Integer.getInteger("parse.warmupRounds", 300);
   private static final int ROUNDS = 600;
   private static final int BATCH = 20;
 

@@ -3,7 +3,7 @@ package dev.gputop.nvml;
 import java.util.List;
 
 /**
- * One GPU or MIG instance in the snapshot's {@code gpus[]} (SPEC.md section 4) and in {@code gpus
+ * One GPU or MIG instance in the snapshot's {@code gpus[]} (docs/json-schema.md) and in {@code gpus
  * --json}. The first eleven fields are the contract; the rest add detail. N/A is null. Immutable.
  *
  * @param index NVML index (the parent's for a MIG instance)

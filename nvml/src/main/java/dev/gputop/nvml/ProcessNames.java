@@ -19,7 +19,8 @@ import java.util.function.LongSupplier;
  * (least recently used entries go first). On hosts without procfs every name is null.
  *
  * <p>NVML reports host PIDs: inside a container this only finds names with {@code hostPID: true}
- * or the host's procfs mounted and passed as {@code procRoot} (PROCESSES.md).
+ * or the host's procfs mounted and passed as {@code procRoot} (docs/nvml.md, docs/discovery.md
+ * "Containers and Kubernetes").
  *
  * <p>Thread-safe (synchronized); does a small procfs read per call.
  */

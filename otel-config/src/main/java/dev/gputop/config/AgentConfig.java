@@ -4,8 +4,8 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * The agent's whole configuration, as read from the YAML file of SPEC.md section 6 with every
- * default filled in. Immutable; safe to share between threads.
+ * The agent's whole configuration, as read from the YAML file (README.md "Configuration") with
+ * every default filled in. Immutable; safe to share between threads.
  *
  * @param refreshNormal how often every receiver refreshes ({@code refresh.normal}, default 3s)
  * @param listen host:port of the HTTP listener serving /metrics, /api/snapshot and /healthz

@@ -20,9 +20,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Reads the agent's YAML configuration (SPEC.md section 6) into an {@link AgentConfig}, by the
- * keys, types and defaults that {@link ConfigSchema} declares: which keys a section allows, how a
- * value is read and which keys can be overrides all come from there.
+ * Reads the agent's YAML configuration (README.md "Configuration") into an {@link AgentConfig}, by
+ * the keys, types and defaults that {@link ConfigSchema} declares: which keys a section allows,
+ * how a value is read and which keys can be overrides all come from there.
  *
  * <p>Every key has a default, so an empty file (or none) is valid. Unknown keys, wrong types and
  * invalid values throw {@link ConfigException} naming the dotted key and its line. Flat overrides

@@ -14,7 +14,7 @@ import java.util.Set;
 import java.util.function.Function;
 
 /**
- * Every configuration key of SPEC.md section 6, declared once: its dotted name, {@link
+ * Every configuration key (README.md "Configuration"), declared once: its dotted name, {@link
  * ConfigType type}, default, documentation text and where its value sits in {@link AgentConfig}.
  * This one declaration drives {@link ConfigLoader} (which keys each section allows, how each value
  * is read, which keys can be flat overrides), {@code check-config}'s effective configuration

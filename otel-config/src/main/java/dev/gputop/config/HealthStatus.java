@@ -12,7 +12,7 @@ import java.util.Objects;
  */
 public record HealthStatus(State state, List<String> reasons) {
 
-  /** The three states of SPEC.md section 4. */
+  /** The three states of docs/json-schema.md, "health". */
   public enum State {
     HEALTHY,
     UNHEALTHY,

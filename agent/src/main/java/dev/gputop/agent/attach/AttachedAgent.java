@@ -38,8 +38,8 @@ final class AttachedAgent implements AutoCloseable {
 
   private final AgentLifecycle lifecycle;
 
-  private AttachedAgent(StandaloneSdk sdk, AgentRuntime runtime, AgentHttpServer server) {
-    this.lifecycle = new AgentLifecycle(sdk, runtime, server, STOP_POLICY);
+  private AttachedAgent(AgentLifecycle lifecycle) {
+    this.lifecycle = lifecycle;
   }
 
   /**
@@ -107,22 +107,8 @@ final class AttachedAgent implements AutoCloseable {
             .setHistogramProducer(sdk.histograms())
             .setClassLoader(AttachedAgent.class.getClassLoader())
             .build();
-    try {
-      runtime.start();
-    } catch (RuntimeException e) {
-      runtime.close();
-      sdk.shutdown(Duration.ofSeconds(1));
-      throw e;
-    }
-    AgentHttpServer server = null;
-    if (!config.listenerDisabled()) {
-      try {
-        server = AgentHttpServer.start(config.listen(), runtime, sdk.prometheus());
-      } catch (UncheckedIOException | IllegalArgumentException e) {
-        logger.warning(() -> "listener not started (" + e.getMessage() + "); the receivers run and export without it");
-      }
-    }
-    return new AttachedAgent(sdk, runtime, server);
+    return new AttachedAgent(AgentLifecycle.start(
+        config, sdk, runtime, AgentLifecycle.Listener.LAST_AND_OPTIONAL, STOP_POLICY));
   }
 
   /** The runtime, for tests. */

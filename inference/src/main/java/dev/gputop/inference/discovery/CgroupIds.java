@@ -7,7 +7,7 @@ import java.util.regex.Pattern;
 /**
  * The container ID and Kubernetes pod UID that a process's {@code /proc/PID/cgroup} reveals, for
  * cgroup v1, v2 and hybrid hosts under Docker, containerd and CRI-O, with the cgroupfs and systemd
- * drivers (reference PROCESSES.md section 3). Immutable.
+ * drivers (the layouts are listed in docs/discovery.md, "Containers and Kubernetes"). Immutable.
  *
  * @param containerId 64 lowercase hex characters, or null for a process outside any container
  * @param podUid the pod UID with dashes, or null

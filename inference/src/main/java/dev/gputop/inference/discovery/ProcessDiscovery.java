@@ -33,7 +33,7 @@ import java.util.function.Supplier;
 import java.util.logging.Logger;
 
 /**
- * Finds inference servers among this host's processes (SPEC.md section 2, "Finding servers"):
+ * Finds inference servers among this host's processes (docs/discovery.md):
  * takes the PIDs on each GPU from NVML (or every process, with {@code inference.discovery.scope:
  * all}), recognizes vLLM, SGLang, TGI and llama.cpp from /proc/PID/cmdline, merges each server's
  * processes (API server, engine cores, workers, schedulers, shards, forked copies) into one entry

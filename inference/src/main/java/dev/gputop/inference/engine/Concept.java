@@ -1,8 +1,8 @@
 package dev.gputop.inference.engine;
 
 /**
- * A serving concept (SPEC.md section 2) and how its source series are read. Each engine profile
- * maps a concept to the metric names that carry it.
+ * A serving concept (docs/engines/README.md, "Concepts") and how its source series are read.
+ * Each engine profile maps a concept to the metric names that carry it.
  */
 public enum Concept {
   /** Requests in the batch (gauge, summed over data-parallel ranks and models). */

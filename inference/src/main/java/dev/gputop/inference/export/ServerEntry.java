@@ -11,7 +11,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * One {@code inference[]} entry of the JSON snapshot, field for field as SPEC.md section 4 names
+ * One {@code inference[]} entry of the JSON snapshot, field for field as docs/json-schema.md names
  * them; null is N/A. The statistics are {@link ServerStats}' own fields, written inline after
  * {@code pids} (they are declared there and nowhere else). Built by {@link SnapshotBuilder}.
  * Immutable.

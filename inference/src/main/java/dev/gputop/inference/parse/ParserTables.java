@@ -25,9 +25,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
 public final class ParserTables {
 
   /** Items kept in each table before it is emptied. */
-  static final int DEFAULT_MAX_ITEMS = ExpositionParser.DEFAULT_MAX_CACHE_ENTRIES;
+  static final int DEFAULT_MAX_ITEMS = LineCache.DEFAULT_MAX_ENTRIES;
   /** Bytes kept in the byte tables before they are emptied. */
-  static final long DEFAULT_MAX_BYTES = ExpositionParser.DEFAULT_MAX_CACHE_BYTES;
+  static final long DEFAULT_MAX_BYTES = LineCache.DEFAULT_MAX_BYTES;
+
+  static final double[] NO_DOUBLES = new double[0];
 
   private final int maxItems;
   private final AtomicBoolean busy = new AtomicBoolean();
@@ -38,10 +40,10 @@ public final class ParserTables {
   private final HashMap<Labels, Labels> labels = new HashMap<>();
   private final HashMap<BoundsKey, double[]> bounds = new HashMap<>();
 
-  // Scratch space of the parse in progress; see ExpositionParser.
-  final HashMap<String, ExpositionParser.FamilyBuilder> byName = new HashMap<>();
-  final ArrayList<ExpositionParser.FamilyBuilder> order = new ArrayList<>();
-  final ArrayList<ExpositionParser.FamilyBuilder> pool = new ArrayList<>();
+  // Scratch space of the parse in progress; see FamilyAssembler.
+  final HashMap<String, FamilyBuilder> byName = new HashMap<>();
+  final ArrayList<FamilyBuilder> order = new ArrayList<>();
+  final ArrayList<FamilyBuilder> pool = new ArrayList<>();
 
   /** Tables for the parsers of one receiver. */
   public ParserTables() {
@@ -89,7 +91,7 @@ public final class ParserTables {
   /** The shared array equal to the first {@code n} of {@code values}; never modify it. */
   double[] bounds(double[] values, int n) {
     if (n == 0) {
-      return ExpositionParser.NO_DOUBLES;
+      return NO_DOUBLES;
     }
     double[] copy = Arrays.copyOf(values, n);
     BoundsKey key = new BoundsKey(copy);

@@ -32,9 +32,10 @@ import java.util.logging.Logger;
  * from {@link ScrapeConfig}:
  *
  * <ul>
- *   <li>time: one deadline per {@link #scrapeAll} cycle, {@code timeout} after it starts, for
- *       connecting, redirects, headers and body alike: a server that trickles one byte a second
- *       is cut off at the deadline, not merely when it pauses;
+ *   <li>time: one deadline per {@link #scrapeAll} cycle, {@code timeout} after it starts on the
+ *       injected clock ({@link ScrapeDeadline}: the clock says how much time is left, the waits
+ *       run on real time), for connecting, redirects, headers and body alike: a server that
+ *       trickles one byte a second is cut off at the deadline, not merely when it pauses;
  *   <li>size: {@code maxBodyBytes} on the bytes received (a larger Content-Length is rejected
  *       before reading) and again on the bytes after gzip decompression (a gzip bomb is stopped);
  *   <li>concurrency: at most {@code concurrency} scrapes in flight, across all callers;
@@ -86,7 +87,8 @@ public final class HttpScraper implements Scraper {
 
   /**
    * @param config timeouts and limits ({@code inference.scrape.*})
-   * @param clock stamps each result's start time and measures its duration
+   * @param clock sets each cycle's deadline, stamps each result's start time and measures its
+   *     duration
    * @param openTelemetry where the scraper's own metrics and spans go; {@link OpenTelemetry#noop()}
    *     for none
    */
@@ -132,10 +134,10 @@ public final class HttpScraper implements Scraper {
     for (Endpoint target : targets) {
       if ("https".equalsIgnoreCase(target.url().getScheme()) && HttpClients.usesDefaultTls(target.tls())) {
         try {
-          long t0 = System.nanoTime();
+          long t0 = clock.nanoTime();
           tls.initialize();
           logger.fine(() -> "TLS initialized for " + target.url() + " in "
-              + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0) + " ms");
+              + TimeUnit.NANOSECONDS.toMillis(clock.nanoTime() - t0) + " ms");
         } catch (IllegalStateException e) {
           // Each https scrape then fails with this reason, reported per target.
           logger.log(Level.FINE, "TLS could not be initialized", e);
@@ -173,7 +175,7 @@ public final class HttpScraper implements Scraper {
   private List<ScrapeResult> scrape(List<Endpoint> targets) {
     clients.awaitReady();
     prepareTls(targets);
-    long deadline = System.nanoTime() + config.timeout().toNanos();
+    ScrapeDeadline deadline = ScrapeDeadline.after(clock, config.timeout());
     Span cycle = telemetry.startCycle(targets.size());
     List<ScrapeCall> calls = new ArrayList<>(targets.size());
     // Per call, what must have run before scrapeAll returns: the telemetry, and for a started
@@ -206,7 +208,7 @@ public final class HttpScraper implements Scraper {
         call.abort(skip.outcome(), skip.message());
         continue;
       }
-      long wait = deadline - System.nanoTime();
+      long wait = deadline.remainingNanos();
       boolean acquired;
       try {
         acquired = wait > 0 && slots.tryAcquire(wait, TimeUnit.NANOSECONDS);
@@ -215,7 +217,7 @@ public final class HttpScraper implements Scraper {
         call.abort("interrupted");
         continue;
       }
-      if (acquired && deadline - System.nanoTime() < MIN_START_NANOS) {
+      if (acquired && deadline.remainingNanos() < MIN_START_NANOS) {
         // A slot freed at the deadline: starting now could only time out, misleadingly.
         slots.release();
         acquired = false;
@@ -243,7 +245,7 @@ public final class HttpScraper implements Scraper {
       ScrapeCall call = calls.get(i);
       if (!interrupted) {
         try {
-          call.completion().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+          call.completion().get(Math.max(0, deadline.remainingNanos()), TimeUnit.NANOSECONDS);
         } catch (InterruptedException e) {
           interrupted = true;
         } catch (TimeoutException | ExecutionException e) {

@@ -39,10 +39,11 @@ import org.eclipse.jetty.http.HttpMethod;
  * its limits, inflates gzip, and maps every failure to an outcome with a message a person can act
  * on.
  *
- * <p>The whole call, redirects included, has one deadline: each request's total timeout is the
- * time left until it (Jetty's timeout covers connecting, sending, the headers and the body, so a
- * server that trickles one byte a second is cut off at the deadline, not merely when it pauses),
- * and the scraper ends whatever is still running a moment later. Ending a call aborts its
+ * <p>The whole call, redirects included, has one deadline, its cycle's {@link ScrapeDeadline}
+ * on the injected clock: each request's total timeout is the time left until it, as the clock
+ * says when the request is sent (Jetty's timeout covers connecting, sending, the headers and the
+ * body, so a server that trickles one byte a second is cut off at the deadline, not merely when
+ * it pauses), and the scraper ends whatever is still running a moment later. Ending a call aborts its
  * request, which closes the connection.
  *
  * <p>Completed exactly once, by whichever comes first: the response, a failure, the deadline or
@@ -96,7 +97,7 @@ final class ScrapeCall {
   private final Endpoint target;
   private final ScrapeConfig config;
   private final Clock clock;
-  private final long deadlineNanos;
+  private final ScrapeDeadline deadline;
   private volatile long startEpochNanos;
   private volatile long startNanos;
   private final CompletableFuture<Completed> completion = new CompletableFuture<>();
@@ -111,14 +112,14 @@ final class ScrapeCall {
   private volatile boolean protocolViolation;
 
   /**
-   * @param deadlineNanos when the call must be finished, on the {@link System#nanoTime()} scale
-   *     (the clock only stamps the result)
+   * @param clock stamps the result and measures its duration
+   * @param deadline when the call must be finished: its cycle's deadline
    */
-  ScrapeCall(Endpoint target, ScrapeConfig config, Clock clock, long deadlineNanos) {
+  ScrapeCall(Endpoint target, ScrapeConfig config, Clock clock, ScrapeDeadline deadline) {
     this.target = target;
     this.config = config;
     this.clock = clock;
-    this.deadlineNanos = deadlineNanos;
+    this.deadline = deadline;
     this.startEpochNanos = clock.epochNanos();
     this.startNanos = clock.nanoTime();
     this.currentUri = target.url();
@@ -170,7 +171,7 @@ final class ScrapeCall {
     currentUri = uri;
     exchange = null;
     statusCode = 0;
-    long remaining = deadlineNanos - System.nanoTime();
+    long remaining = deadline.remainingNanos();
     if (remaining <= 0) {
       finish(Outcome.TIMEOUT, null, null, deadlineMessage(null));
       return;
