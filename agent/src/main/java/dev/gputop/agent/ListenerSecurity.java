@@ -1,12 +1,6 @@
 package dev.gputop.agent;
 
 import at.favre.lib.crypto.bcrypt.BCrypt;
-import com.sun.net.httpserver.Filter;
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
-import com.sun.net.httpserver.HttpsConfigurator;
-import com.sun.net.httpserver.HttpsParameters;
-import com.sun.net.httpserver.HttpsServer;
 import dev.gputop.config.Clock;
 import dev.gputop.config.ListenerConfig;
 import dev.gputop.config.internal.credentials.BearerTokenFile;
@@ -30,12 +24,13 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.logging.Logger;
 import javax.net.ssl.SSLContext;
-import javax.net.ssl.SSLParameters;
+import javax.net.ssl.SSLEngine;
+import org.eclipse.jetty.util.ssl.SslContextFactory;
 
 /**
  * TLS and authentication of the agent's listener ({@code listener.*}), for every route: TLS is
- * the server itself ({@link #createServer}), authentication a {@link Filter} that every context
- * gets ({@link #authFilter}). The semantics follow Prometheus's exporter-toolkit web
+ * the connector's ({@link ReloadingTls}), authentication an {@link Authenticator} that the
+ * listener asks about every request outside the exempt paths. The semantics follow Prometheus's exporter-toolkit web
  * configuration: a certificate chain and key from PEM files; with {@code clientCaFile}, a client
  * certificate signed by one of its CAs is required (its {@code RequireAndVerifyClientCert}); basic
  * authentication against bcrypt hashes ({@code $2y$}, {@code $2a$}, {@code $2b$}, as {@code
@@ -54,23 +49,8 @@ final class ListenerSecurity {
 
   private ListenerSecurity() {}
 
-  /**
-   * An HTTP server on {@code address}, HTTPS when {@code config} has a certificate.
-   *
-   * @throws UncheckedIOException when the address can't be bound, or the TLS files can't be used
-   */
-  static HttpServer createServer(InetSocketAddress address, ListenerConfig config, Clock clock) throws IOException {
-    if (!config.tls()) {
-      return HttpServer.create(address, 32);
-    }
-    ReloadingTls tls = new ReloadingTls(config, clock);
-    HttpsServer server = HttpsServer.create(address, 32);
-    server.setHttpsConfigurator(tls);
-    return server;
-  }
-
-  /** The filter that authenticates every request outside the exempt paths, or null without auth. */
-  static Filter authFilter(ListenerConfig config, Clock clock) {
+  /** The authentication of every request outside the exempt paths, or null without auth. */
+  static Authenticator authenticator(ListenerConfig config, Clock clock) {
     if (!config.authenticated()) {
       return null;
     }
@@ -90,10 +70,11 @@ final class ListenerSecurity {
   }
 
   /**
-   * The listener's TLS: {@link #getSSLContext()} is asked for each new connection, so a renewed
-   * certificate (cert-manager, a Vault agent) is served from the next connection on.
+   * The listener's TLS: each new connection's engine comes from {@link #current()}, which
+   * re-reads the files when they changed, so a renewed certificate (cert-manager, a Vault agent)
+   * is served from the next connection on.
    */
-  static final class ReloadingTls extends HttpsConfigurator {
+  static final class ReloadingTls extends SslContextFactory.Server {
     private final ListenerConfig config;
     private final List<Path> files;
     private final FailureLog failures;
@@ -101,14 +82,18 @@ final class ListenerSecurity {
     private SSLContext current;
 
     ReloadingTls(ListenerConfig config, Clock clock) {
-      super(load(config));
       this.config = config;
       this.files = config.clientCaFile() == null
           ? List.of(Path.of(config.certFile()), Path.of(config.keyFile()))
           : List.of(Path.of(config.certFile()), Path.of(config.keyFile()), Path.of(config.clientCaFile()));
       this.failures = FailureLog.create(logger, clock);
-      this.current = super.getSSLContext();
+      this.current = load(config);
       this.stamps = stamps();
+      setSslContext(current);
+      setNeedClientAuth(config.clientCaFile() != null);
+      // The listener's host names are not checked against a client's SNI: probes and Prometheus
+      // often connect by IP address.
+      setSniRequired(false);
     }
 
     private static SSLContext load(ListenerConfig config) {
@@ -123,8 +108,8 @@ final class ListenerSecurity {
       return files.stream().map(Stamp::of).toList();
     }
 
-    @Override
-    public synchronized SSLContext getSSLContext() {
+    /** The context for a new connection, re-read first when the files changed. */
+    synchronized SSLContext current() {
       List<Stamp> now = stamps();
       if (!now.equals(stamps)) {
         try {
@@ -141,17 +126,22 @@ final class ListenerSecurity {
     }
 
     @Override
-    public void configure(HttpsParameters params) {
-      SSLParameters p = getSSLContext().getDefaultSSLParameters();
-      if (config.clientCaFile() != null) {
-        p.setNeedClientAuth(true);
-      }
-      params.setSSLParameters(p);
+    public SSLEngine newSSLEngine() {
+      SSLEngine engine = current().createSSLEngine();
+      customize(engine);
+      return engine;
+    }
+
+    @Override
+    public SSLEngine newSSLEngine(String host, int port) {
+      SSLEngine engine = current().createSSLEngine(host, port);
+      customize(engine);
+      return engine;
     }
   }
 
   /** Authentication of one request: bearer token or basic users, read from their file. */
-  static final class Authenticator extends Filter {
+  static final class Authenticator {
     /** Verified user:password digests, so that bcrypt's deliberate cost is paid once per password. */
     private static final int MAX_CACHED = 256;
 
@@ -174,37 +164,24 @@ final class ListenerSecurity {
       }
     }
 
-    @Override
-    public String description() {
-      return "listener authentication";
+    /** The {@code WWW-Authenticate} value of a 401. */
+    String challenge() {
+      return config.bearerTokenFile() != null ? "Bearer realm=\"gputop-agent\"" : "Basic realm=\"gputop-agent\", charset=\"UTF-8\"";
     }
 
-    @Override
-    public void doFilter(HttpExchange exchange, Chain chain) throws IOException {
-      String path = exchange.getRequestURI().getPath();
-      if (config.exemptPaths().contains(path)) {
-        chain.doFilter(exchange);
-        return;
-      }
-      String problem = check(exchange.getRequestHeaders().getFirst("Authorization"));
-      String client = exchange.getRemoteAddress().getAddress().getHostAddress();
+    /**
+     * Null when {@code authorization} (the header, or null) of a request from {@code client} is
+     * accepted, else why not (never quoting a secret). Rejections are logged, throttled per client.
+     */
+    String check(String authorization, String client) {
+      String problem = check(authorization);
       String what = "Listener requests from " + client;
       if (problem == null) {
         rejections.success(client, what);
-        chain.doFilter(exchange);
-        return;
+      } else {
+        rejections.failure(client, what, "401: " + problem);
       }
-      rejections.failure(client, what, "401: " + problem);
-      try (exchange) {
-        exchange.getResponseHeaders().set("WWW-Authenticate",
-            config.bearerTokenFile() != null ? "Bearer realm=\"gputop-agent\"" : "Basic realm=\"gputop-agent\", charset=\"UTF-8\"");
-        exchange.getResponseHeaders().set("Content-Type", "text/plain; charset=utf-8");
-        byte[] body = "unauthorized\n".getBytes(StandardCharsets.UTF_8);
-        exchange.sendResponseHeaders(401, exchange.getRequestMethod().equals("HEAD") ? -1 : body.length);
-        if (!exchange.getRequestMethod().equals("HEAD")) {
-          exchange.getResponseBody().write(body);
-        }
-      }
+      return problem;
     }
 
     /** Null when {@code authorization} is accepted, else why not (never quoting a secret). */
