@@ -101,10 +101,12 @@ public final class AgentHttpServer implements AutoCloseable {
   private final ListenerSecurity.Authenticator auth;
   private final ListenerConfig security;
   private final Semaphore bodies = new Semaphore(BODY_PERMITS);
+  private final org.eclipse.jetty.util.thread.Scheduler timer;
 
   private AgentHttpServer(Server server, ServerConnector connector, boolean tls, AgentRuntime runtime,
       ExpositionReader metrics, ListenerSecurity.Authenticator auth, ListenerConfig security) {
     this.server = server;
+    this.timer = server.getScheduler();
     this.connector = connector;
     this.tls = tls;
     this.runtime = runtime;
@@ -274,10 +276,24 @@ public final class AgentHttpServer implements AutoCloseable {
       String path = exchange.path();
       boolean probe = security.exemptPaths().contains(path);
       if (auth != null && !probe) {
-        String problem = auth.check(request.getHeaders().get(HttpHeader.AUTHORIZATION), Request.getRemoteAddr(request));
-        if (problem != null) {
+        ListenerSecurity.Verdict verdict =
+            auth.check(request.getHeaders().get(HttpHeader.AUTHORIZATION), Request.getRemoteAddr(request));
+        if (verdict.status() == 429) {
+          response.getHeaders().put(HttpHeader.RETRY_AFTER, "1");
+          byte[] body = bytes("too many attempts: " + verdict.problem() + "\n");
+          if (verdict.delayed()) {
+            // Answered later by the timer: the connection waits, no thread does.
+            timer.schedule(() -> send(exchange, 429, TEXT, body), ListenerSecurity.Authenticator.TARPIT.toMillis(),
+                java.util.concurrent.TimeUnit.MILLISECONDS);
+          } else {
+            send(exchange, 429, TEXT, body);
+          }
+          return true;
+        }
+        if (!verdict.accepted()) {
           response.getHeaders().put(HttpHeader.WWW_AUTHENTICATE, auth.challenge());
-          send(exchange, 401, TEXT, bytes("unauthorized\n"));
+          send(exchange, 401, TEXT, bytes(verdict.problem().startsWith("a password longer")
+              ? "unauthorized: " + verdict.problem() + "\n" : "unauthorized\n"));
           return true;
         }
       }

@@ -193,6 +193,63 @@ final class Siege {
     return new Latencies(nanos, failures, statuses);
   }
 
+  /**
+   * {@code count} clients that each send requests for {@code path} as fast as they are answered,
+   * each on a new connection from its own loopback address (127.0.1.1, 127.0.1.2, ...: a flood
+   * from many hosts, which a per-address limit alone does not stop), with basic credentials:
+   * even clients an unknown user with a random password, odd ones {@code user} with a random
+   * password. Runs until the returned handle is closed; {@link Flood#sent} counts the answers.
+   */
+  static Flood passwordFlood(InetSocketAddress target, int count, String path, String user) {
+    return new Flood(target, count, path, user);
+  }
+
+  /** The flooding threads; {@link #close()} ends them. */
+  static final class Flood implements AutoCloseable {
+    final AtomicInteger sent = new AtomicInteger();
+    private final List<Thread> threads = new ArrayList<>();
+    private volatile boolean open = true;
+
+    private Flood(InetSocketAddress target, int count, String path, String user) {
+      for (int i = 0; i < count; i++) {
+        java.net.InetSocketAddress local = new InetSocketAddress("127.0.1." + (1 + i % 250), 0);
+        boolean unknown = i % 2 == 0;
+        Thread t = new Thread(() -> {
+          java.util.Random random = new java.util.Random();
+          while (open) {
+            String who = unknown ? "user" + random.nextInt() : user;
+            String credentials = java.util.Base64.getEncoder().encodeToString(
+                (who + ":guess" + random.nextLong()).getBytes(StandardCharsets.UTF_8));
+            try (Socket s = new Socket()) {
+              s.bind(local);
+              s.connect(target, 2000);
+              s.setSoTimeout(5000);
+              OutputStream out = s.getOutputStream();
+              out.write(("GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Basic " + credentials
+                  + "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+              out.flush();
+              s.getInputStream().readAllBytes();
+              sent.incrementAndGet();
+            } catch (IOException e) {
+              // the flood goes on
+            }
+          }
+        }, "siege-flood-" + i);
+        t.setDaemon(true);
+        threads.add(t);
+        t.start();
+      }
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+      open = false;
+      for (Thread t : threads) {
+        t.join(10_000);
+      }
+    }
+  }
+
   /** Total CPU time (user + system) of process {@code pid} from /proc, in nanoseconds. */
   static long cpuNanos(long pid) throws IOException {
     String stat = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/" + pid + "/stat"));
