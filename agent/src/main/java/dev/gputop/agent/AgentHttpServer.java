@@ -45,8 +45,10 @@ import org.eclipse.jetty.util.thread.ScheduledExecutorScheduler;
  *   <li>{@code GET /metrics}: the Prometheus exposition of the same instruments OTLP carries
  *       (text 0.0.4, or OpenMetrics 1.0 when the scraper asks for it);
  *   <li>{@code GET /api/snapshot}: the JSON snapshot ({@code ?pretty} indents it);
- *   <li>{@code GET /healthz}: 200 when no receiver is unhealthy, else 503; the body lists the
- *       reasons;
+ *   <li>{@code GET /livez}: 200 whenever the process and its listener answer (a liveness probe:
+ *       nothing a restart can't fix makes it fail);
+ *   <li>{@code GET /readyz} and {@code GET /healthz} (the same): 200 when no receiver and no
+ *       export is unhealthy, else 503; the body lists the reasons;
  *   <li>{@code GET /api/history?server=NAME} or {@code ?gpu=INDEX}: the last ten minutes of that
  *       server's or GPU's values ({@link History}); without a parameter, what has a history;
  *   <li>{@code GET /}: the live web page ({@link WebAssets}), with its scripts, styles and the
@@ -192,7 +194,7 @@ public final class AgentHttpServer implements AutoCloseable {
       throw new UncheckedIOException("can't listen on " + listen + ": " + reason,
           e instanceof IOException io ? io : new IOException(e));
     }
-    logger.info(() -> "listening on " + s.url() + " (/metrics, /api/snapshot, /api/history, /healthz, web page at /)");
+    logger.info(() -> "listening on " + s.url() + " (/metrics, /api/snapshot, /api/history, /livez, /readyz, web page at /)");
     return s;
   }
 
@@ -372,6 +374,10 @@ public final class AgentHttpServer implements AutoCloseable {
         case "/api/snapshot":
           snapshot(exchange);
           break;
+        case "/livez":
+          livez(exchange);
+          break;
+        case "/readyz":
         case "/healthz":
           healthz(exchange);
           break;
@@ -499,6 +505,18 @@ public final class AgentHttpServer implements AutoCloseable {
       out.putIfAbsent(name, value);
     }
     return out;
+  }
+
+  /**
+   * Answering at all is the proof: the listener accepted, parsed and dispatched the request, and
+   * the runtime answered. Receivers' and exports' health are left to /readyz, since a collector
+   * or an inference server being down is not something a restart of the agent fixes.
+   */
+  private void livez(Exchange exchange) throws IOException {
+    ObjectNode doc = Json.MAPPER.createObjectNode();
+    doc.put("status", "ok");
+    doc.put("uptimeSeconds", JvmUptime.millis() / 1000.0);
+    send(exchange, 200, JSON, json(doc));
   }
 
   private void healthz(Exchange exchange) throws IOException {

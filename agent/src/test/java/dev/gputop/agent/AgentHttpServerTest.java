@@ -150,6 +150,22 @@ class AgentHttpServerTest {
   }
 
   @Test
+  void livezStays200WhileReadyzAndHealthzAre503WithTheReasons() throws Exception {
+    assertThat(get("/livez").statusCode()).isEqualTo(200);
+    assertThat(json.readTree(get("/livez").body()).get("status").asText()).isEqualTo("ok");
+    assertThat(get("/readyz").statusCode()).isEqualTo(200);
+
+    inference.health.set(HealthStatus.unhealthy(List.of("endpoint chat: connection refused")));
+    HttpResponse<String> live = get("/livez");
+    assertThat(live.statusCode()).isEqualTo(200);
+    assertThat(live.headers().firstValue("Content-Type").orElse("")).startsWith("application/json");
+    HttpResponse<String> ready = get("/readyz");
+    assertThat(ready.statusCode()).isEqualTo(503);
+    assertThat(json.readTree(ready.body()).get("reasons").get(0).asText()).isEqualTo("inference: endpoint chat: connection refused");
+    assertThat(ready.body()).isEqualTo(get("/healthz").body());
+  }
+
+  @Test
   void history_servesTheRecordedPointsOfAServerAndTheIndex() throws Exception {
     runtime.recordHistory();
     runtime.recordHistory();

@@ -52,7 +52,7 @@ public final class ConfigSchema {
               + " `inference.window`");
   public static final Key<AgentConfig, String> LISTEN =
       key("listen", ConfigType.LISTEN, "127.0.0.1:9464", AgentConfig::listen,
-          "`host:port` of the HTTP listener (`/metrics`, `/api/snapshot`, `/api/history`, `/healthz`,"
+          "`host:port` of the HTTP listener (`/metrics`, `/api/snapshot`, `/api/history`, `/livez`, `/readyz`, `/healthz`,"
               + " the web page at `/`); `0.0.0.0:9464` for other hosts to scrape, port `0` for any free port, `off` to disable");
   public static final Key<AgentConfig, String> LISTENER_TLS_CERT_FILE =
       key("listener.tls.certFile", ConfigType.STRING, null, "none: plain HTTP",

@@ -28,7 +28,7 @@ public record ListenerConfig(
     List<String> exemptPaths) {
 
   /** {@code listener.auth.exemptPaths}'s default. */
-  public static final List<String> DEFAULT_EXEMPT_PATHS = List.of("/healthz");
+  public static final List<String> DEFAULT_EXEMPT_PATHS = List.of("/livez", "/readyz", "/healthz");
 
   public ListenerConfig {
     exemptPaths = List.copyOf(Objects.requireNonNull(exemptPaths, "exemptPaths"));
