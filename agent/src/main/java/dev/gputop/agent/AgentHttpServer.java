@@ -93,6 +93,12 @@ public final class AgentHttpServer implements AutoCloseable {
   /** Largest request line and headers accepted (a bearer token or basic credentials fit). */
   static final int MAX_REQUEST_HEADER_BYTES = 16 << 10;
 
+  /**
+   * The page's policy: scripts, styles and data from the listener itself only (no inline script
+   * or style attribute: the page has none), and no framing by another site.
+   */
+  static final String CONTENT_SECURITY_POLICY = "default-src 'self'; frame-ancestors 'none'";
+
   private final Server server;
   private final ServerConnector connector;
   private final boolean tls;
@@ -274,6 +280,7 @@ public final class AgentHttpServer implements AutoCloseable {
   private final class Routes extends Handler.Abstract {
     @Override
     public boolean handle(Request request, Response response, Callback callback) {
+      securityHeaders(response);
       Exchange exchange = new Exchange(request, response, callback);
       String path = exchange.path();
       boolean probe = security.exemptPaths().contains(path);
@@ -344,6 +351,19 @@ public final class AgentHttpServer implements AutoCloseable {
     };
   }
 
+  /**
+   * The headers every response carries, whatever its route or status: the page's content
+   * policy, no MIME sniffing, no framing (the header older browsers read as well), no referrer.
+   * Every response is also {@code Cache-Control: no-store} (set where the body is sent).
+   */
+  static void securityHeaders(Response response) {
+    org.eclipse.jetty.http.HttpFields.Mutable h = response.getHeaders();
+    h.put("Content-Security-Policy", CONTENT_SECURITY_POLICY);
+    h.put("X-Content-Type-Options", "nosniff");
+    h.put("X-Frame-Options", "DENY");
+    h.put("Referrer-Policy", "no-referrer");
+  }
+
   /** Jetty's own answers (a malformed request, headers too large) as one line of text. */
   private static final class PlainErrors extends ErrorHandler {
     @Override
@@ -351,6 +371,7 @@ public final class AgentHttpServer implements AutoCloseable {
       int status = response.getStatus();
       Object message = request.getAttribute(ERROR_MESSAGE);
       String text = status + (message == null ? "" : " " + message) + "\n";
+      securityHeaders(response);
       response.getHeaders().put(HttpHeader.CONTENT_TYPE, TEXT);
       response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-store");
       Content.Sink.write(response, true, text, callback);
