@@ -8,6 +8,7 @@ import dev.gputop.config.DiscoveryConfig;
 import dev.gputop.config.Endpoint;
 import dev.gputop.config.InferenceConfig;
 import dev.gputop.config.TlsConfig;
+import dev.gputop.config.internal.TerminalText;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.time.Duration;
@@ -104,7 +105,7 @@ final class DemoCommand implements Callable<Integer> {
               .append(duration == null ? " (Ctrl-C to stop)" : " of " + EffectiveConfig.duration(duration))
               .append('\n')
               .append("listener: ").append(listener).append("\n\n")
-              .append(DemoTable.render(agent.runtime().snapshot()));
+              .append(TerminalText.lines(DemoTable.render(agent.runtime().snapshot())));
           out.print(screen);
           out.flush();
           long now = System.nanoTime();

@@ -36,7 +36,7 @@ public final class EnginesCommand implements Callable<Integer> {
     EngineProfiles profiles = UserProfiles.load(cfg.inference().engines());
     PrintWriter out = spec.commandLine().getOut();
     if (json) {
-      out.println(Json.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(ProfileDescriptions.tree(profiles)));
+      out.println(Json.PRINTER.writeValueAsString(ProfileDescriptions.tree(profiles)));
     } else {
       out.print(ProfileDescriptions.text(profiles));
     }

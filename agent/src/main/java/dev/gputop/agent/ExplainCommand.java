@@ -1,6 +1,7 @@
 package dev.gputop.agent;
 
 import dev.gputop.config.AgentConfig;
+import dev.gputop.config.internal.TerminalText;
 import dev.gputop.inference.engine.EngineMapper;
 import dev.gputop.inference.engine.Explanation;
 import dev.gputop.inference.engine.UserProfiles;
@@ -54,7 +55,7 @@ public final class ExplainCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     if (!"http".equalsIgnoreCase(url.getScheme()) && !"https".equalsIgnoreCase(url.getScheme())) {
-      err.println("explain: the URL must be http or https: " + url);
+      err.println("explain: the URL must be http or https: " + TerminalText.value(url.toString()));
       err.flush();
       return ExitCodes.CONFIG;
     }
@@ -67,13 +68,13 @@ public final class ExplainCommand implements Callable<Integer> {
               .GET().build(),
           HttpResponse.BodyHandlers.ofByteArray());
       if (response.statusCode() != 200) {
-        err.println("explain: " + url + " answered HTTP " + response.statusCode());
+        err.println("explain: " + TerminalText.value(url.toString()) + " answered HTTP " + response.statusCode());
         err.flush();
         return ExitCodes.IO;
       }
       body = response.body();
     } catch (IOException e) {
-      err.println("explain: can't scrape " + url + ": " + e);
+      err.println("explain: can't scrape " + TerminalText.value(url.toString()) + ": " + TerminalText.value(e.toString()));
       err.flush();
       return ExitCodes.IO;
     }
@@ -81,17 +82,17 @@ public final class ExplainCommand implements Callable<Integer> {
     try {
       exposition = new ExpositionParser(ParserLimits.defaults()).parse(body, 0, body.length);
     } catch (ExpositionFormatException e) {
-      err.println("explain: malformed exposition from " + url + ": " + e.getMessage());
+      err.println("explain: malformed exposition from " + TerminalText.value(url.toString()) + ": " + TerminalText.value(e.getMessage()));
       err.flush();
       return ExitCodes.IO;
     }
     Explanation explanation = Explanation.of(exposition, mapper);
     if (json) {
-      out.println(Json.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(explanation.tree()));
+      out.println(Json.PRINTER.writeValueAsString(explanation.tree()));
     } else {
-      out.println("scraped " + url + ": " + body.length + " bytes, " + exposition.families().size()
+      out.println("scraped " + TerminalText.value(url.toString()) + ": " + body.length + " bytes, " + exposition.families().size()
           + " families, " + exposition.sampleCount() + " samples");
-      out.print(explanation.text());
+      out.print(TerminalText.lines(explanation.text()));
     }
     out.flush();
     return ExitCodes.OK;

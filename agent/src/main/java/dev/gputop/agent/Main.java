@@ -1,5 +1,6 @@
 package dev.gputop.agent;
 
+import dev.gputop.config.internal.TerminalText;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import picocli.CommandLine;
@@ -118,7 +119,7 @@ public final class Main implements Runnable {
     cl.setParameterExceptionHandler(
         (e, args) -> {
           CommandLine cmd = e.getCommandLine();
-          cmd.getErr().println("configuration error: " + e.getMessage());
+          cmd.getErr().println("configuration error: " + TerminalText.lines(e.getMessage()));
           cmd.getErr().println("Try '" + cmd.getCommandSpec().qualifiedName() + " --help'.");
           return ExitCodes.CONFIG;
         });
@@ -128,14 +129,14 @@ public final class Main implements Runnable {
   /** The exit code of SPEC.md section 5 for a command that failed with {@code e}, said on {@code err}. */
   private static int exitCode(Exception e, PrintWriter err) {
     if (e instanceof dev.gputop.config.ConfigException) {
-      err.println("configuration error: " + e.getMessage());
+      err.println("configuration error: " + TerminalText.lines(e.getMessage()));
       return ExitCodes.CONFIG;
     }
     if (e instanceof java.io.UncheckedIOException || e instanceof java.io.IOException) {
-      err.println("I/O error: " + e.getMessage());
+      err.println("I/O error: " + TerminalText.value(e.getMessage()));
       return ExitCodes.IO;
     }
-    err.println("error: " + e);
+    err.println("error: " + TerminalText.value(e.toString()));
     return ExitCodes.RUNTIME;
   }
 
