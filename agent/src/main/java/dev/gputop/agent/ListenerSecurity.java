@@ -95,6 +95,14 @@ final class ListenerSecurity {
       this.stamps = stamps();
       setSslContext(current);
       setNeedClientAuth(config.clientCaFile() != null);
+      // Exactly the configured versions and suites (listener.tls.minVersion, cipherSuites;
+      // Mozilla's "intermediate" by default): Jetty's own exclusions are cleared so that the
+      // configuration alone says what is offered.
+      setExcludeProtocols();
+      setIncludeProtocols(config.tlsProtocols().toArray(String[]::new));
+      setExcludeCipherSuites();
+      setIncludeCipherSuites(config.cipherSuites().toArray(String[]::new));
+      setUseCipherSuitesOrder(true);
       // The listener's host names are not checked against a client's SNI: probes and Prometheus
       // often connect by IP address.
       setSniRequired(false);
