@@ -68,6 +68,21 @@ public final class AgentHttpServer implements AutoCloseable {
 
   private static final Logger logger = Logger.getLogger(AgentHttpServer.class.getName());
 
+  /**
+   * Jetty's server announces its version and each start at INFO; the agent says "listening on"
+   * itself. Its warnings still come through. Held so the level is not lost when the logger is
+   * collected; the name follows the shaded jar's relocation, and a level set by the user wins.
+   */
+  private static final Logger JETTY_SERVER_LOGGER = quietJettyServer();
+
+  private static Logger quietJettyServer() {
+    Logger l = Logger.getLogger(Server.class.getPackageName());
+    if (l.getLevel() == null) {
+      l.setLevel(Level.WARNING);
+    }
+    return l;
+  }
+
   private static final String JSON = "application/json; charset=utf-8";
   private static final String TEXT = "text/plain; charset=utf-8";
 

@@ -24,7 +24,9 @@ import org.eclipse.jetty.util.thread.Scheduler;
  * <p>Checked by a sweep every {@link #SWEEP}, on the server's scheduler: a deadline is kept to
  * within that much. Registered on the connector as a bean, so Jetty hands it every connection
  * ({@link Connection.Listener}) and every TLS handshake's outcome ({@link SslHandshakeListener}).
- * Thread-safe.
+ * Jetty's {@code HttpConnection} is in its {@code internal} package: its parser's state is the one
+ * place that says a request's headers are under way, and Jetty's own timeouts don't cover it
+ * (the version is pinned in the pom; {@code ListenerSiegeTest} fails if it moves). Thread-safe.
  */
 final class ConnectionDeadlines extends AbstractLifeCycle implements Connection.Listener, SslHandshakeListener {
 

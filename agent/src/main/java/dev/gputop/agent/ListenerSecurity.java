@@ -197,7 +197,8 @@ final class ListenerSecurity {
    *       connection.
    * </ul>
    *
-   * <p>Lock-free on the remembered paths; the caches and the per-client counts are bounded.
+   * <p>No lock is held across bcrypt or the file's check; the remembered paths take only the
+   * caches' short locks. The caches and the per-client counts are bounded.
    */
   static final class Authenticator {
     static final int MAX_ACCEPTED = 256;
@@ -240,7 +241,7 @@ final class ListenerSecurity {
       }
       if (config.basicUsersFile() != null) {
         // A hash does not tell how long its password was, so this can't name a user: said once,
-        // at start, for every users file (docs/RELIABILITY.md, "Passwords over 72 bytes").
+        // at start, for every users file (docs/RELIABILITY.md, "The listener under siege").
         logger.info("listener.auth.basicUsersFile " + file + ": bcrypt reads at most " + BCRYPT_MAX_PASSWORD_BYTES
             + " bytes of a password, so a longer one is answered 401; a user whose htpasswd -B password is longer"
             + " (htpasswd kept only its first " + BCRYPT_MAX_PASSWORD_BYTES + " bytes) needs a new, shorter one");

@@ -91,7 +91,7 @@ class ListenerAuthSiegeTest {
     long cpuBefore = listenerCpuNanos();
     long wallBefore = System.nanoTime();
     CompletableFuture<Siege.Latencies> health = CompletableFuture.supplyAsync(() -> probe("/healthz"));
-    Siege.Latencies user = Siege.probe(HttpClient.newBuilder(), snapshot, Duration.ofMillis(100),
+    Siege.Latencies user = Siege.probe(null, snapshot, Duration.ofMillis(100),
         Duration.ofSeconds(5), Duration.ofSeconds(2), basic("alice", PASSWORD));
     Siege.Latencies healthz = health.get();
     double cores = (listenerCpuNanos() - cpuBefore) / (double) (System.nanoTime() - wallBefore);
@@ -128,7 +128,7 @@ class ListenerAuthSiegeTest {
       long wallBefore = System.nanoTime();
       int sentBefore = flood.sent.get();
       CompletableFuture<Siege.Latencies> health = CompletableFuture.supplyAsync(() -> probe("/healthz"));
-      user = Siege.probe(HttpClient.newBuilder(), snapshot, Duration.ofMillis(100),
+      user = Siege.probe(null, snapshot, Duration.ofMillis(100),
           Duration.ofSeconds(5), Duration.ofSeconds(2), basic("alice", PASSWORD));
       healthz = health.get();
       cores = (listenerCpuNanos() - cpuBefore) / (double) (System.nanoTime() - wallBefore);
@@ -241,7 +241,7 @@ class ListenerAuthSiegeTest {
 
   private Siege.Latencies probe(String path) {
     try {
-      return Siege.probe(HttpClient.newBuilder(), URI.create(server.url() + path), Duration.ofMillis(100),
+      return Siege.probe(null, URI.create(server.url() + path), Duration.ofMillis(100),
           Duration.ofSeconds(5), Duration.ofSeconds(2));
     } catch (InterruptedException e) {
       throw new IllegalStateException(e);

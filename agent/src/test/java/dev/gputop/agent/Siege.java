@@ -5,9 +5,6 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -149,48 +146,67 @@ final class Siege {
   }
 
   /**
-   * Requests {@code uri} every {@code every} for {@code total}, each on a new connection (as a
-   * Kubernetes probe does) with a {@code timeout}, and times the answers.
+   * Requests {@code uri} every {@code every} for {@code total}, each on a new connection (and, for
+   * https, a full handshake with {@code tls}) as a Kubernetes probe does, with a {@code timeout},
+   * and times each from connecting to the end of the answer. Raw sockets: the probing side's own
+   * cost stays small, so what is timed is the listener.
    */
-  static Latencies probe(HttpClient.Builder clients, URI uri, Duration every, Duration total, Duration timeout,
+  static Latencies probe(javax.net.ssl.SSLContext tls, URI uri, Duration every, Duration total, Duration timeout,
       String... authorization) throws InterruptedException {
     List<Long> nanos = new ArrayList<>();
     List<Integer> statuses = new ArrayList<>();
     int failures = 0;
-    // One request first, untimed: the probing JVM's own first TLS handshake and HTTP client
-    // loading (a third of a second of class loading here) are not the listener's latency.
+    // One request first, untimed: the probing JVM's own first handshake (class loading) is not
+    // the listener's latency.
     try {
-      HttpRequest.Builder warm = HttpRequest.newBuilder(uri).timeout(timeout.multipliedBy(5));
-      if (authorization.length > 0) {
-        warm.header("Authorization", authorization[0]);
-      }
-      clients.connectTimeout(timeout.multipliedBy(5)).build().send(warm.build(), HttpResponse.BodyHandlers.discarding());
+      get(tls, uri, timeout.multipliedBy(5), authorization);
     } catch (IOException e) {
       failures++;
     }
     long end = System.nanoTime() + total.toNanos();
     while (System.nanoTime() < end) {
       long start = System.nanoTime();
-      // A client per probe: a new connection (and handshake) each time, never a kept-alive one.
-      HttpClient http = clients.connectTimeout(timeout).build();
-      HttpRequest.Builder request = HttpRequest.newBuilder(uri).timeout(timeout);
-      if (authorization.length > 0) {
-        request.header("Authorization", authorization[0]);
-      }
       try {
-        HttpResponse<String> r = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+        int status = get(tls, uri, timeout, authorization);
         nanos.add(System.nanoTime() - start);
-        statuses.add(r.statusCode());
+        statuses.add(status);
       } catch (IOException e) {
         failures++;
       }
-      long next = start + every.toNanos();
-      long sleep = next - System.nanoTime();
+      long sleep = start + every.toNanos() - System.nanoTime();
       if (sleep > 0) {
         Thread.sleep(sleep / 1_000_000, (int) (sleep % 1_000_000));
       }
     }
     return new Latencies(nanos, failures, statuses);
+  }
+
+  /** One GET on a new connection; the status. */
+  static int get(javax.net.ssl.SSLContext tls, URI uri, Duration timeout, String... authorization) throws IOException {
+    int ms = (int) timeout.toMillis();
+    try (Socket plain = new Socket()) {
+      plain.connect(new InetSocketAddress(uri.getHost(), uri.getPort()), ms);
+      plain.setSoTimeout(ms);
+      Socket s = plain;
+      if (tls != null) {
+        javax.net.ssl.SSLSocket ssl = (javax.net.ssl.SSLSocket) tls.getSocketFactory()
+            .createSocket(plain, uri.getHost(), uri.getPort(), true);
+        ssl.startHandshake();
+        s = ssl;
+      }
+      String path = uri.getRawPath() + (uri.getRawQuery() == null ? "" : "?" + uri.getRawQuery());
+      String request = "GET " + path + " HTTP/1.1\r\nHost: " + uri.getHost() + ":" + uri.getPort() + "\r\n"
+          + (authorization.length > 0 ? "Authorization: " + authorization[0] + "\r\n" : "")
+          + "Connection: close\r\n\r\n";
+      OutputStream out = s.getOutputStream();
+      out.write(request.getBytes(StandardCharsets.US_ASCII));
+      out.flush();
+      String answer = new String(s.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
+      if (!answer.startsWith("HTTP/1.1 ") || answer.length() < 12) {
+        throw new IOException("no HTTP answer: " + answer.length() + " bytes");
+      }
+      return Integer.parseInt(answer.substring(9, 12));
+    }
   }
 
   /**
