@@ -175,6 +175,16 @@ class ListenerAuthSiegeTest {
 
   @Test
   void failures_neverEvictTheCorrectUser_andAClientOverItsLimitStillGetsInWithIt() throws Exception {
+    // Thousands of addresses, each one's first rejection a WARNING: not for the test's output.
+    java.util.logging.Logger.getLogger(ListenerSecurity.class.getName()).setLevel(java.util.logging.Level.SEVERE);
+    try {
+      evictionAndLimit();
+    } finally {
+      java.util.logging.Logger.getLogger(ListenerSecurity.class.getName()).setLevel(null);
+    }
+  }
+
+  private void evictionAndLimit() throws Exception {
     ManualClock clock = new ManualClock();
     ListenerSecurity.Authenticator auth = new ListenerSecurity.Authenticator(config(4), clock);
     assertThat(auth.check(basic("alice", PASSWORD), "127.0.0.1").accepted()).isTrue();
@@ -209,16 +219,55 @@ class ListenerAuthSiegeTest {
   }
 
   @Test
-  void passwordOver72Bytes_isAClear401() throws Exception {
-    start(4);
-    URI snapshot = URI.create(server.url() + "/api/snapshot");
-    HttpResponse<String> r = send(snapshot, basic("alice", PASSWORD + "x".repeat(72)));
-    assertThat(r.statusCode()).isEqualTo(401);
-    assertThat(r.body()).contains("longer than bcrypt's 72 bytes");
-    assertThat(r.body()).doesNotContain(PASSWORD);
-    // exactly 72 bytes is still a password bcrypt reads whole
-    assertThat(send(snapshot, basic("alice", "y".repeat(72))).statusCode()).isEqualTo(401);
-    assertThat(send(snapshot, basic("alice", PASSWORD)).statusCode()).isEqualTo(200);
+  void passwordOver72Bytes_isAClear401_loggedOnceThenThrottled() throws Exception {
+    java.util.logging.Logger security = java.util.logging.Logger.getLogger(ListenerSecurity.class.getName());
+    List<java.util.logging.LogRecord> records = new java.util.concurrent.CopyOnWriteArrayList<>();
+    java.util.logging.Handler capture = new java.util.logging.Handler() {
+      @Override
+      public void publish(java.util.logging.LogRecord r) {
+        records.add(r);
+      }
+
+      @Override
+      public void flush() {}
+
+      @Override
+      public void close() {}
+    };
+    security.addHandler(capture);
+    security.setLevel(java.util.logging.Level.INFO);
+    try {
+      start(4);
+      URI snapshot = URI.create(server.url() + "/api/snapshot");
+      for (int i = 0; i < 3; i++) {
+        HttpResponse<String> r = send(snapshot, basic("alice", PASSWORD + "x".repeat(72 + i)));
+        assertThat(r.statusCode()).isEqualTo(401);
+        assertThat(r.body()).contains("longer than bcrypt's 72 bytes").doesNotContain(PASSWORD);
+      }
+      // exactly 72 bytes is still a password bcrypt reads whole
+      assertThat(send(snapshot, basic("alice", "y".repeat(72))).statusCode()).isEqualTo(401);
+      // The correct one, first seen now: while that bcrypt rests (as long as it ran) it is 429
+      // with Retry-After, then 200.
+      HttpResponse<String> ok = send(snapshot, basic("alice", PASSWORD));
+      for (int i = 0; i < 20 && ok.statusCode() == 429; i++) {
+        assertThat(ok.headers().firstValue("Retry-After")).hasValue("1");
+        Thread.sleep(50);
+        ok = send(snapshot, basic("alice", PASSWORD));
+      }
+      assertThat(ok.statusCode()).isEqualTo(200);
+
+      assertThat(records).filteredOn(r -> r.getLevel() == java.util.logging.Level.WARNING)
+          .extracting(java.util.logging.LogRecord::getMessage)
+          .containsExactly("Listener requests from 127.0.0.1 failed: 401: a password longer than bcrypt's 72 bytes (88),"
+              + " which no users file entry can match");
+      assertThat(records).filteredOn(r -> r.getLevel() == java.util.logging.Level.INFO)
+          .extracting(java.util.logging.LogRecord::getMessage)
+          .anyMatch(m -> m.contains("bcrypt reads at most 72 bytes of a password"));
+      assertThat(records).extracting(java.util.logging.LogRecord::getMessage).noneMatch(m -> m.contains(PASSWORD));
+    } finally {
+      security.removeHandler(capture);
+      security.setLevel(null);
+    }
   }
 
   // ------------------------------------------------------------------ helpers
