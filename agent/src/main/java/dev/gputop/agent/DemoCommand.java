@@ -7,6 +7,7 @@ import dev.gputop.config.AgentConfig;
 import dev.gputop.config.Endpoint;
 import dev.gputop.config.InferenceConfig;
 import dev.gputop.config.TlsConfig;
+import dev.gputop.config.internal.TerminalText;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.time.Duration;
@@ -121,7 +122,7 @@ final class DemoCommand implements Callable<Integer> {
               .append('\n')
               .append("listener: ").append(listener).append('\n')
               .append(replicaUrls).append('\n')
-              .append(DemoTable.render(agent.runtime().snapshot()));
+              .append(TerminalText.lines(DemoTable.render(agent.runtime().snapshot())));
           out.print(screen);
           out.flush();
           long now = System.nanoTime();

@@ -3,6 +3,7 @@ package dev.gputop.agent;
 import dev.gputop.config.AgentConfig;
 import dev.gputop.config.Clock;
 import dev.gputop.config.DiscoveryConfig;
+import dev.gputop.config.internal.TerminalText;
 import dev.gputop.inference.discovery.DiscoveredServer;
 import dev.gputop.inference.discovery.DiscoveryResult;
 import dev.gputop.inference.discovery.ProcessDiscovery;
@@ -53,7 +54,7 @@ public final class DiscoverCommand implements Callable<Integer> {
     }
     PrintWriter out = spec.commandLine().getOut();
     if (json) {
-      out.println(Json.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(result));
+      out.println(Json.PRINTER.writeValueAsString(result));
     } else {
       out.print(table(result, dc));
     }
@@ -105,10 +106,10 @@ public final class DiscoverCommand implements Callable<Integer> {
         b.append(row(rows.get(i), w)).append('\n');
         if (i > 0) {
           DiscoveredServer s = r.servers().get(i - 1);
-          b.append("    command: ").append(s.command()).append('\n');
-          b.append("    how:     ").append(s.how()).append('\n');
+          b.append("    command: ").append(TerminalText.value(s.command())).append('\n');
+          b.append("    how:     ").append(TerminalText.value(s.how())).append('\n');
           if (s.containerId() != null) {
-            b.append("    container: ").append(s.containerId()).append('\n');
+            b.append("    container: ").append(TerminalText.value(s.containerId())).append('\n');
           }
         }
       }
@@ -128,16 +129,18 @@ public final class DiscoverCommand implements Callable<Integer> {
     if (!r.notes().isEmpty()) {
       b.append("\nnotes:\n");
       for (String n : r.notes()) {
-        b.append("  - ").append(n).append('\n');
+        b.append("  - ").append(TerminalText.value(n)).append('\n');
       }
     }
     return b.toString();
   }
 
+  /** Widths of the cells, each escaped for the terminal in place first (commands, names from /proc). */
   private static int[] widths(List<String[]> rows) {
     int[] w = new int[rows.get(0).length];
     for (String[] row : rows) {
       for (int i = 0; i < row.length; i++) {
+        row[i] = TerminalText.value(row[i]);
         w[i] = Math.max(w[i], row[i].length());
       }
     }

@@ -73,7 +73,7 @@ public final class EnginesCommand implements Callable<Integer> {
       return check(cfg, profiles, out, spec.commandLine().getErr());
     }
     if (json) {
-      out.println(Json.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(ProfileDescriptions.tree(profiles)));
+      out.println(Json.PRINTER.writeValueAsString(ProfileDescriptions.tree(profiles)));
     } else {
       out.print(ProfileDescriptions.text(profiles));
     }

@@ -4,6 +4,7 @@ import dev.gputop.config.AgentConfig;
 import dev.gputop.config.Clock;
 import dev.gputop.config.Endpoint;
 import dev.gputop.config.ScrapeConfig;
+import dev.gputop.config.internal.TerminalText;
 import dev.gputop.inference.engine.EngineMapper;
 import dev.gputop.inference.engine.Explanation;
 import dev.gputop.inference.engine.UserProfiles;
@@ -103,13 +104,13 @@ public final class ExplainCommand implements Callable<Integer> {
         values.add(Map.of("concept", r.concept().key(), "combined", r.combined(), "value", r.value()));
       }
       tree.put("results", values);
-      out.println(Json.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(tree));
+      out.println(Json.PRINTER.writeValueAsString(tree));
     } else {
-      out.println("scraped " + url + (endpoint.name().equals(ADHOC) ? "" : " (as endpoint " + endpoint.name() + ")")
+      out.println("scraped " + TerminalText.value(url.toString()) + (endpoint.name().equals(ADHOC) ? "" : " (as endpoint " + endpoint.name() + ")")
           + ": " + result.length() + " bytes, " + exposition.families().size()
           + " families, " + exposition.sampleCount() + " samples");
-      out.print(explanation.text());
-      out.print(resultsText(results));
+      out.print(TerminalText.lines(explanation.text()));
+      out.print(TerminalText.lines(resultsText(results)));
     }
     out.flush();
     return ExitCodes.OK;
@@ -155,7 +156,7 @@ public final class ExplainCommand implements Callable<Integer> {
 
   private int fail(String message) {
     PrintWriter err = spec.commandLine().getErr();
-    err.println("explain: " + message);
+    err.println("explain: " + TerminalText.value(message));
     err.flush();
     return ExitCodes.IO;
   }

@@ -2,6 +2,7 @@ package dev.gputop.agent;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.gputop.config.AgentConfig;
+import dev.gputop.config.internal.TerminalText;
 import dev.gputop.nvml.GpuEntries;
 import dev.gputop.nvml.GpuEntry;
 import dev.gputop.nvml.GpuProcessEntry;
@@ -57,13 +58,13 @@ final class GpusCommand implements Callable<Integer> {
       sample = nvml.sample();
       library = nvml.libraryFile();
     } catch (NvmlUnavailableException e) {
-      err.println("NVML unavailable: " + e.getMessage());
+      err.println("NVML unavailable: " + TerminalText.value(e.getMessage()));
       err.flush();
       if (json) {
         ObjectNode doc = Json.MAPPER.createObjectNode();
         doc.putArray("gpus");
         doc.put("unavailable", e.getMessage());
-        out.println(Json.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(doc));
+        out.println(Json.PRINTER.writeValueAsString(doc));
         out.flush();
       }
       return ExitCodes.IO;
@@ -73,7 +74,7 @@ final class GpusCommand implements Callable<Integer> {
       ObjectNode doc = Json.MAPPER.createObjectNode();
       doc.put("driverVersion", sample.driverVersion());
       doc.set("gpus", Json.MAPPER.valueToTree(gpus));
-      out.println(Json.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(doc));
+      out.println(Json.PRINTER.writeValueAsString(doc));
     } else {
       out.print(table(sample.driverVersion(), library, gpus));
     }
@@ -84,7 +85,7 @@ final class GpusCommand implements Callable<Integer> {
   /** The text form: one line per GPU, then one per process. */
   static String table(String driverVersion, String library, List<GpuEntry> gpus) {
     StringBuilder s = new StringBuilder();
-    s.append("NVML driver ").append(orNa(driverVersion)).append("  (").append(library).append(")\n");
+    s.append("NVML driver ").append(orNa(driverVersion)).append("  (").append(orNa(library)).append(")\n");
     if (gpus.isEmpty()) {
       return s.append("No NVIDIA GPU found.\n").toString();
     }
@@ -94,7 +95,7 @@ final class GpusCommand implements Callable<Integer> {
     for (GpuEntry g : gpus) {
       String id = g.migIndex() == null ? Integer.toString(g.index()) : g.index() + "/" + g.migIndex();
       String memory = mib(g.memoryUsedBytes()) + " / " + mib(g.memoryTotalBytes()) + " MiB";
-      String state = g.error() == null ? g.state() : g.state() + ": " + g.error();
+      String state = TerminalText.value(g.error() == null ? g.state() : g.state() + ": " + g.error());
       s.append(String.format(Locale.ROOT, gpuFormat,
           id, truncate(orNa(g.name()), 28), orNa(g.uuid()), orNa(g.pciBusId()),
           g.utilization() == null ? "N/A" : Math.round(g.utilization() * 100) + "%",
@@ -127,8 +128,9 @@ final class GpusCommand implements Callable<Integer> {
     return bytes == null ? "N/A" : Long.toString(bytes / (1024 * 1024));
   }
 
+  /** A value NVML reported (a name, a process's name), printable: escaped for the terminal. */
   private static String orNa(String s) {
-    return s == null ? "N/A" : s;
+    return s == null ? "N/A" : TerminalText.value(s);
   }
 
   private static String truncate(String s, int max) {

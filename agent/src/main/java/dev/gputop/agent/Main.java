@@ -1,5 +1,6 @@
 package dev.gputop.agent;
 
+import dev.gputop.config.internal.TerminalText;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import picocli.CommandLine;
@@ -138,7 +139,7 @@ public final class Main implements Runnable {
   private static int usageError(CommandLine.ParameterException e, String[] args) {
     CommandLine cmd = e.getCommandLine();
     PrintWriter err = cmd.getErr();
-    err.println("usage error: " + e.getMessage());
+    err.println("usage error: " + TerminalText.lines(e.getMessage()));
     if (e instanceof CommandLine.UnmatchedArgumentException u && !u.getSuggestions().isEmpty()) {
       // picocli ranks them nearest first; the rest are often far (chek-config: help, version)
       err.println("did you mean " + u.getSuggestions().get(0) + "?");
@@ -153,14 +154,14 @@ public final class Main implements Runnable {
    */
   private static int exitCode(Exception e, PrintWriter err) {
     if (e instanceof dev.gputop.config.ConfigException) {
-      err.println("configuration error: " + e.getMessage());
+      err.println("configuration error: " + TerminalText.lines(e.getMessage()));
       return ExitCodes.CONFIG;
     }
     if (e instanceof java.io.UncheckedIOException || e instanceof java.io.IOException) {
-      err.println("I/O error: " + e.getMessage());
+      err.println("I/O error: " + TerminalText.value(e.getMessage()));
       return ExitCodes.IO;
     }
-    err.println("error: " + (e.getMessage() != null ? e.getMessage() : "unexpected " + e.getClass().getSimpleName()));
+    err.println("error: " + TerminalText.value(e.getMessage() != null ? e.getMessage() : "unexpected " + e.getClass().getSimpleName()));
     return ExitCodes.RUNTIME;
   }
 

@@ -46,7 +46,7 @@ final class SnapshotCommand implements Callable<Integer> {
       // Let a refresh in flight finish so the snapshot holds its result.
       runtime.stopRefreshing(cfg.inference().scrape().timeout().plusSeconds(1));
       PrintWriter out = spec.commandLine().getOut();
-      out.println(Json.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(runtime.snapshot()));
+      out.println(Json.PRINTER.writeValueAsString(runtime.snapshot()));
       out.flush();
     }
     return ExitCodes.OK;

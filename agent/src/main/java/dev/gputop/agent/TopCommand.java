@@ -2,6 +2,7 @@ package dev.gputop.agent;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.gputop.config.AgentConfig;
+import dev.gputop.config.internal.TerminalText;
 import dev.gputop.config.internal.credentials.BearerTokenFile;
 import dev.gputop.config.internal.credentials.CredentialException;
 import dev.gputop.config.internal.credentials.PemFiles;
@@ -255,6 +256,27 @@ final class TopCommand implements Callable<Integer> {
     }
   }
 
+  /**
+   * The screen's lines with what a hostile server or name could make the terminal do escaped
+   * (TerminalText), each character keeping its style, then cut to the width again.
+   */
+  static List<AttributedString> terminalSafe(List<AttributedString> lines, int cols) {
+    List<AttributedString> out = new java.util.ArrayList<>(lines.size());
+    for (AttributedString line : lines) {
+      if (TerminalText.value(line).equals(line.toString())) {
+        out.add(line);
+        continue;
+      }
+      org.jline.utils.AttributedStringBuilder b = new org.jline.utils.AttributedStringBuilder();
+      for (int i = 0; i < line.length(); i++) {
+        String escape = TerminalText.escapeOf(line.charAt(i));
+        b.style(line.styleAt(i)).append(escape == null ? String.valueOf(line.charAt(i)) : escape);
+      }
+      out.add(b.toAttributedString().columnSubSequence(0, cols));
+    }
+    return out;
+  }
+
   private void plain(Source source, PrintWriter out) throws Exception {
     State state = new State();
     try {
@@ -267,7 +289,7 @@ final class TopCommand implements Callable<Integer> {
       state.refresh(source);
       StringBuilder b = new StringBuilder();
       for (AttributedString line : TopScreen.render(state.view(source), width)) {
-        b.append(line.toString()).append('\n');
+        b.append(TerminalText.value(line.toString())).append('\n');
       }
       out.print(b.append('\n'));
       out.flush();
@@ -314,7 +336,7 @@ final class TopCommand implements Callable<Integer> {
             int rows = Math.max(1, size.getRows());
             int cols = Math.max(20, size.getColumns());
             display.resize(rows, cols);
-            List<AttributedString> lines = TopScreen.render(state.view(source), cols);
+            List<AttributedString> lines = terminalSafe(TopScreen.render(state.view(source), cols), cols);
             display.update(lines.size() > rows ? lines.subList(0, rows) : lines, -1);
             terminal.flush();
             dirty = false;

@@ -150,6 +150,22 @@ class AgentHttpServerTest {
   }
 
   @Test
+  void livezStays200WhileReadyzAndHealthzAre503WithTheReasons() throws Exception {
+    assertThat(get("/livez").statusCode()).isEqualTo(200);
+    assertThat(json.readTree(get("/livez").body()).get("status").asText()).isEqualTo("ok");
+    assertThat(get("/readyz").statusCode()).isEqualTo(200);
+
+    inference.health.set(HealthStatus.unhealthy(List.of("endpoint chat: connection refused")));
+    HttpResponse<String> live = get("/livez");
+    assertThat(live.statusCode()).isEqualTo(200);
+    assertThat(live.headers().firstValue("Content-Type").orElse("")).startsWith("application/json");
+    HttpResponse<String> ready = get("/readyz");
+    assertThat(ready.statusCode()).isEqualTo(503);
+    assertThat(json.readTree(ready.body()).get("reasons").get(0).asText()).isEqualTo("inference: endpoint chat: connection refused");
+    assertThat(ready.body()).isEqualTo(get("/healthz").body());
+  }
+
+  @Test
   void history_servesTheRecordedPointsOfAServerAndTheIndex() throws Exception {
     runtime.recordHistory();
     runtime.recordHistory();
@@ -199,6 +215,35 @@ class AgentHttpServerTest {
         HttpResponse.BodyHandlers.ofString());
     assertThat(post.statusCode()).isEqualTo(405);
     assertThat(post.headers().firstValue("Allow")).hasValue("GET, HEAD");
+  }
+
+  @Test
+  void everyResponse_carriesTheSecurityHeaders_andTheApiIsNotCached() throws Exception {
+    List<HttpResponse<String>> responses = new java.util.ArrayList<>();
+    for (String path : List.of("/", "/assets/app.js", "/assets/uPlot.min.css", "/metrics", "/api/snapshot",
+        "/api/history", "/api/history?server=nope", "/healthz", "/nope")) {
+      responses.add(get(path));
+    }
+    responses.add(http.send(HttpRequest.newBuilder(URI.create(server.url() + "/metrics"))
+        .POST(HttpRequest.BodyPublishers.ofString("x")).build(), HttpResponse.BodyHandlers.ofString()));
+    for (HttpResponse<String> r : responses) {
+      assertThat(r.headers().firstValue("Content-Security-Policy")).as(r.uri() + " " + r.statusCode())
+          .hasValue("default-src 'self'; frame-ancestors 'none'");
+      assertThat(r.headers().firstValue("X-Content-Type-Options")).as(r.uri().toString()).hasValue("nosniff");
+      assertThat(r.headers().firstValue("X-Frame-Options")).as(r.uri().toString()).hasValue("DENY");
+      assertThat(r.headers().firstValue("Referrer-Policy")).as(r.uri().toString()).hasValue("no-referrer");
+      if (r.uri().getPath().startsWith("/api/")) {
+        assertThat(r.headers().firstValue("Cache-Control")).as(r.uri().toString()).hasValue("no-store");
+      }
+    }
+    // Jetty's own answer to a malformed request carries them too.
+    try (java.net.Socket s = new java.net.Socket("127.0.0.1", server.port())) {
+      s.getOutputStream().write("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nBad Header\r\n\r\n".getBytes());
+      s.setSoTimeout(5000);
+      String answer = new String(s.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.ISO_8859_1);
+      assertThat(answer).startsWith("HTTP/1.1 400").contains("Content-Security-Policy: default-src 'self'; frame-ancestors 'none'")
+          .contains("X-Frame-Options: DENY");
+    }
   }
 
   @Test

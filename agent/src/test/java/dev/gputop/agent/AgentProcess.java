@@ -22,7 +22,7 @@ import java.util.regex.Pattern;
  */
 final class AgentProcess implements AutoCloseable {
 
-  private static final Pattern LISTENING = Pattern.compile("listening on (http://[^ ]+) ");
+  private static final Pattern LISTENING = Pattern.compile("listening on (https?://[^ ]+) ");
 
   final Process process;
   final Path stdout;
@@ -71,6 +71,11 @@ final class AgentProcess implements AutoCloseable {
     pb.redirectError(err.toFile());
     long t0 = System.nanoTime();
     return new AgentProcess(pb.start(), out, err, t0);
+  }
+
+  /** The agent's process id (for its CPU time in /proc). */
+  long pid() {
+    return process.pid();
   }
 
   /** Runs to completion (at most {@code timeout}) and returns the exit code. */

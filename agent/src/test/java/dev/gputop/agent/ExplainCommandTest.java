@@ -39,6 +39,14 @@ class ExplainCommandTest {
           + "# TYPE sglang:e2e_request_latency_seconds gauge\n"
           + "sglang:e2e_request_latency_seconds{model_name=\"m\"} 2.0\n";
 
+  /**
+   * A hostile server's label value: an OSC title, BEL, a C1 CSI, a bidi override and an escaped
+   * newline that would forge a line of the explanation.
+   */
+  private static final String HOSTILE =
+      "# TYPE sglang:num_running_reqs gauge\n"
+          + "sglang:num_running_reqs{model_name=\"m\u001b]0;pwned\u0007 \u009b31m \u202eevil\\nengine: forged\",tp_rank=\"0\"} 3.0\n";
+
   private HttpServer server;
   private String url;
 
@@ -62,6 +70,7 @@ class ExplainCommandTest {
     serve("/vllm", "text/plain; version=0.0.4", VLLM_DP2, false);
     serve("/secured", "text/plain; version=0.0.4", VLLM_DP2, true);
     serve("/", "text/html; charset=utf-8", "<!DOCTYPE html>\n<html><body>Grafana</body></html>\n", false);
+    serve("/hostile", "text/plain; version=0.0.4", HOSTILE, false);
     server.start();
     url = "http://127.0.0.1:" + server.getAddress().getPort() + "/metrics";
   }
@@ -115,6 +124,22 @@ class ExplainCommandTest {
     assertThat(out).contains("  histogram sglang:e2e_request_latency_seconds: wrong type: sglang:e2e_request_latency_seconds is a gauge, not a histogram");
     assertThat(out).contains("  counter sglang:num_requests: not exported");
     assertThat(out).contains("prefillBatch: N/A — the sglang profile maps no metric to it");
+  }
+
+  @Test
+  void explain_hostileLabelValues_areEscapedVisibly_andForgeNoLine() throws Exception {
+    String hostile = url.replace("/metrics", "/hostile");
+    String out = run(ExitCodes.OK, "explain", "--url", hostile);
+    assertThat(out).contains("m\\x1b]0;pwned\\x07 \\x9b31m \\u202eevil\\x0aengine: forged");
+    assertThat(out.chars().filter(c -> c != '\n' && dev.gputop.config.internal.TerminalText.unsafe(c))).isEmpty();
+    assertThat(out.lines()).noneMatch(l -> l.startsWith("engine: forged"));
+
+    // The JSON form keeps the value (a parser reads it back whole) and prints no control either.
+    String json = run(ExitCodes.OK, "explain", "--json", "--url", hostile);
+    assertThat(json.chars().filter(c -> c != '\n' && dev.gputop.config.internal.TerminalText.unsafe(c))).isEmpty();
+    assertThat(json).contains("\\u009b").contains("\\u202e");
+    assertThat(new ObjectMapper().readTree(json).get("concepts").get(0).get("sources").get(0).get("series").get(0)
+        .get("labels").get("model_name").asText()).isEqualTo("m\u001b]0;pwned\u0007 \u009b31m \u202eevil\nengine: forged");
   }
 
   @Test

@@ -196,6 +196,31 @@ class LiveViewIT {
     screenshot(b, "page-selected.png");
   }
 
+  /**
+   * The listener's Content-Security-Policy ({@code default-src 'self'}, no inline script) lets
+   * the whole page run, charts included: not one violation is reported while it loads and
+   * refreshes; and the policy is in force: an inline script added to it is refused.
+   */
+  @Test
+  void page_runsUnderTheContentSecurityPolicy_withoutOneViolation() throws Exception {
+    org.openqa.selenium.chrome.ChromeDriver b = (org.openqa.selenium.chrome.ChromeDriver) browser();
+    b.executeCdpCommand("Page.addScriptToEvaluateOnNewDocument", Map.of("source",
+        "window.__csp = []; document.addEventListener('securitypolicyviolation', e => window.__csp.push("
+            + "e.violatedDirective + ' ' + e.blockedURI + ' ' + e.sourceFile + ':' + e.lineNumber));"));
+    b.get(url + "/?server=vllm-dp2");
+    await(Duration.ofSeconds(20), "the detail", () -> "vllm-dp2".equals(text(b, "detail-title")));
+    WebElement box = b.findElement(By.id("chart-ttft"));
+    await(Duration.ofSeconds(20), "chart points", () -> Integer.parseInt(box.getAttribute("data-values")) >= 3);
+    int renders = renders(b);
+    await(Duration.ofSeconds(20), "two more refreshes", () -> renders(b) >= renders + 2);
+    assertThat((List<?>) js(b, "return window.__csp;")).as("violations").isEmpty();
+
+    js(b, "var s = document.createElement('script'); s.textContent = 'window.__inline = 1;'; document.body.appendChild(s);");
+    await(Duration.ofSeconds(5), "the inline script's violation", () -> !((List<?>) js(b, "return window.__csp;")).isEmpty());
+    assertThat(js(b, "return window.__inline === undefined;")).isEqualTo(true);
+    assertThat(String.valueOf(((List<?>) js(b, "return window.__csp;")).get(0))).startsWith("script-src");
+  }
+
   @Test
   void deepLink_selectsTheServerAndShowsNaForWhatItLacks() throws Exception {
     WebDriver b = browser();

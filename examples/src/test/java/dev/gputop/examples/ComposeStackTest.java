@@ -84,6 +84,41 @@ class ComposeStackTest {
     assertThat(mounts("agent")).containsKey("/etc/gputop-agent/agent.yaml");
   }
 
+  /**
+   * The healthcheck asks /livez, and its shell command works: run by bash against a server on a
+   * free port (the command's port swapped for it) that answers /livez 200 or 503.
+   */
+  @Test
+  void agent_healthcheckProbesLivez_andTheCommandTellsAnswerFromFailure() throws Exception {
+    List<String> test = new ArrayList<>();
+    services.path("agent").path("healthcheck").path("test").forEach(c -> test.add(c.asText()));
+    assertThat(test).hasSize(4).startsWith("CMD", "bash", "-c");
+    assertThat(test.get(3)).contains("GET /livez ").contains("/dev/tcp/127.0.0.1/9464");
+    java.util.concurrent.atomic.AtomicInteger status = new java.util.concurrent.atomic.AtomicInteger(200);
+    com.sun.net.httpserver.HttpServer server = com.sun.net.httpserver.HttpServer.create(
+        new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0), 0);
+    server.createContext("/livez", e -> {
+      e.sendResponseHeaders(status.get(), -1);
+      e.close();
+    });
+    server.start();
+    try {
+      String command = test.get(3).replace("/9464", "/" + server.getAddress().getPort());
+      assertThat(bash(command)).as("200").isZero();
+      status.set(503);
+      assertThat(bash(command)).as("503").isNotZero();
+    } finally {
+      server.stop(0);
+    }
+  }
+
+  private static int bash(String command) throws Exception {
+    Process p = new ProcessBuilder("bash", "-c", command).redirectErrorStream(true).start();
+    p.getInputStream().readAllBytes();
+    assertThat(p.waitFor(20, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+    return p.exitValue();
+  }
+
   @Test
   void agent_pushesOtlpToTheCollectorsHttpReceiver() {
     JsonNode env = services.path("agent").path("environment");

@@ -114,9 +114,14 @@ class KubernetesManifestsTest {
 
     JsonNode c = podSpec().path("containers").get(0);
     assertThat(c.path("ports").get(0).path("containerPort").asInt()).isEqualTo(port);
-    // Liveness must not follow /healthz, which reports the inference endpoints' health.
-    assertThat(c.path("livenessProbe").path("tcpSocket").path("port").asText()).isEqualTo(c.path("ports").get(0).path("name").asText());
-    assertThat(c.has("readinessProbe")).isFalse();
+    // Liveness asks /livez (the process and listener), readiness /readyz (receivers, exports).
+    String portName = c.path("ports").get(0).path("name").asText();
+    assertThat(c.path("livenessProbe").path("httpGet").path("path").asText()).isEqualTo("/livez");
+    assertThat(c.path("livenessProbe").path("httpGet").path("port").asText()).isEqualTo(portName);
+    assertThat(c.path("readinessProbe").path("httpGet").path("path").asText()).isEqualTo("/readyz");
+    assertThat(c.path("readinessProbe").path("httpGet").path("port").asText()).isEqualTo(portName);
+    // Both are answered without credentials, whatever listener.auth says.
+    assertThat(config.listener().exemptPaths()).contains("/livez", "/readyz");
     assertThat(byKind.get("DaemonSet").path("spec").path("template").path("metadata").path("annotations")
         .path("prometheus.io/port").asText()).isEqualTo(String.valueOf(port));
 

@@ -52,7 +52,7 @@ public final class ConfigSchema {
               + " `inference.window`");
   public static final Key<AgentConfig, String> LISTEN =
       key("listen", ConfigType.LISTEN, "127.0.0.1:9464", AgentConfig::listen,
-          "`host:port` of the HTTP listener (`/metrics`, `/api/snapshot`, `/api/history`, `/healthz`,"
+          "`host:port` of the HTTP listener (`/metrics`, `/api/snapshot`, `/api/history`, `/livez`, `/readyz`, `/healthz`,"
               + " the web page at `/`); `0.0.0.0:9464` for other hosts to scrape, port `0` for any free port, `off` to disable");
   public static final Key<AgentConfig, String> LISTENER_TLS_CERT_FILE =
       key("listener.tls.certFile", ConfigType.STRING, null, "none: plain HTTP",
@@ -64,6 +64,14 @@ public final class ConfigSchema {
   public static final Key<AgentConfig, String> LISTENER_TLS_CLIENT_CA_FILE =
       key("listener.tls.clientCaFile", ConfigType.STRING, null, c -> c.listener().clientCaFile(),
           "PEM CAs: every client must present a certificate they signed (mutual TLS)");
+  public static final Key<AgentConfig, String> LISTENER_TLS_MIN_VERSION =
+      key("listener.tls.minVersion", ConfigType.TLS_VERSION, ListenerConfig.DEFAULT_TLS_MIN_VERSION,
+          c -> c.listener().tlsMinVersion(), "the lowest TLS version the listener offers (`1.2` or `1.3`; 1.3 is the highest)");
+  public static final Key<AgentConfig, List<String>> LISTENER_TLS_CIPHER_SUITES =
+      key("listener.tls.cipherSuites", ConfigType.CIPHER_SUITES, ListenerConfig.DEFAULT_CIPHER_SUITES,
+          c -> c.listener().cipherSuites(), "the TLS cipher suites the listener offers, by IANA name; the default is"
+              + " Mozilla's \"intermediate\" list: forward-secret AEAD suites only (TLS 1.3's, and 1.2's ECDHE/DHE"
+              + " with AES-GCM or ChaCha20-Poly1305)");
   public static final Key<AgentConfig, String> LISTENER_AUTH_BEARER_TOKEN_FILE =
       key("listener.auth.bearerTokenFile", ConfigType.STRING, null, c -> c.listener().bearerTokenFile(),
           "a file whose trimmed content clients must send as `Authorization: Bearer`; re-read when it changes");
@@ -323,7 +331,8 @@ public final class ConfigSchema {
     // listener): each key alone is a valid configuration in the per-key tests.
     ListenerConfig l = new ListenerConfig(v.get(LISTENER_TLS_CERT_FILE), v.get(LISTENER_TLS_KEY_FILE),
         v.get(LISTENER_TLS_CLIENT_CA_FILE), v.get(LISTENER_AUTH_BEARER_TOKEN_FILE),
-        v.get(LISTENER_AUTH_BASIC_USERS_FILE), v.get(LISTENER_AUTH_EXEMPT_PATHS));
+        v.get(LISTENER_AUTH_BASIC_USERS_FILE), v.get(LISTENER_AUTH_EXEMPT_PATHS), v.get(LISTENER_TLS_MIN_VERSION),
+        v.get(LISTENER_TLS_CIPHER_SUITES));
     return l;
   }
 

@@ -206,6 +206,26 @@ public abstract class ConfigType<T> {
   /** A list of URL paths, each starting with {@code /}: a YAML sequence, or one path. */
   public static final ConfigType<List<String>> PATHS = new PathList();
 
+  /** A TLS protocol version the listener accepts as its lowest: {@code 1.2} or {@code 1.3}. */
+  public static final ConfigType<String> TLS_VERSION =
+      new ConfigType<>("1.2 or 1.3") {
+        @Override
+        String parse(String s) {
+          String v = s.trim();
+          if (!v.equals("1.2") && !v.equals("1.3")) {
+            throw new IllegalArgumentException("must be 1.2 or 1.3 (TLS 1.0 and 1.1 are not offered), not '" + s + "'");
+          }
+          return v;
+        }
+      };
+
+  /**
+   * A list of TLS cipher suites by their IANA names (as the JDK names them, e.g. {@code
+   * TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256}), each one this JVM supports: a YAML sequence, or
+   * one name.
+   */
+  public static final ConfigType<List<String>> CIPHER_SUITES = new CipherSuiteList();
+
   /** One of an enum's constants, written in lower case. */
   public static <E extends Enum<E>> ConfigType<E> oneOf(Class<E> type) {
     E[] values = type.getEnumConstants();
@@ -256,25 +276,25 @@ public abstract class ConfigType<T> {
     }
   }
 
-  /** The type of {@link #PATHS}: read by the loader from a sequence (or a single scalar). */
-  static final class PathList extends ConfigType<List<String>> {
-    private PathList() {
-      super("list of paths");
+  /**
+   * A type whose value is a list, read by the loader from a sequence (or a single scalar), each
+   * element checked by {@link #element}.
+   */
+  abstract static class ListType extends ConfigType<List<String>> {
+    private ListType(String name) {
+      super(name);
     }
 
     @Override
     List<String> parse(String text) {
-      return List.of(path(text));
+      return List.of(element(text));
     }
 
-    /** One element, checked. */
-    String path(String text) {
-      String p = text.trim();
-      if (!p.startsWith("/")) {
-        throw new IllegalArgumentException("a path starts with '/', not '" + text + "'");
-      }
-      return p;
-    }
+    /** One element, checked; {@link IllegalArgumentException} says what is wrong with it. */
+    abstract String element(String text);
+
+    /** What one element is, for "expected a ...". */
+    abstract String elementNoun();
 
     @Override
     Object write(List<String> value) {
@@ -284,6 +304,65 @@ public abstract class ConfigType<T> {
     @Override
     String doc(List<String> value) {
       return value.toString();
+    }
+  }
+
+  /** The type of {@link #CIPHER_SUITES}. */
+  static final class CipherSuiteList extends ListType {
+    private CipherSuiteList() {
+      super("list of cipher suites");
+    }
+
+    @Override
+    String elementNoun() {
+      return "cipher suite name";
+    }
+
+    @Override
+    String element(String text) {
+      String name = text.trim();
+      if (!Tls.supportedCipherSuites().contains(name)) {
+        throw new IllegalArgumentException("'" + text + "' is not a cipher suite this JVM supports (IANA names,"
+            + " e.g. TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256)");
+      }
+      return name;
+    }
+
+    /** The JVM's suites, looked up only when a list is configured (it loads the TLS provider). */
+    private static final class Tls {
+      static java.util.Set<String> supportedCipherSuites() {
+        try {
+          return java.util.Set.of(javax.net.ssl.SSLContext.getDefault().getSupportedSSLParameters().getCipherSuites());
+        } catch (java.security.NoSuchAlgorithmException e) {
+          throw new IllegalStateException("the JVM has no TLS", e);
+        }
+      }
+    }
+  }
+
+  /** The type of {@link #PATHS}. */
+  static final class PathList extends ListType {
+    private PathList() {
+      super("list of paths");
+    }
+
+    @Override
+    String elementNoun() {
+      return "path";
+    }
+
+    @Override
+    String element(String text) {
+      return path(text);
+    }
+
+    /** One element, checked. */
+    String path(String text) {
+      String p = text.trim();
+      if (!p.startsWith("/")) {
+        throw new IllegalArgumentException("a path starts with '/', not '" + text + "'");
+      }
+      return p;
     }
   }
 

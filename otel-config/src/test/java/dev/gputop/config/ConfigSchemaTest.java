@@ -60,6 +60,10 @@ class ConfigSchemaTest {
       return new Sample("https://other:8443/metrics", URI.create("https://other:8443/metrics"));
     } else if (t == ConfigType.PATHS) {
       return new Sample("/probe", List.of("/probe"));
+    } else if (t == ConfigType.CIPHER_SUITES) {
+      return new Sample("TLS_AES_256_GCM_SHA384", List.of("TLS_AES_256_GCM_SHA384"));
+    } else if (t == ConfigType.TLS_VERSION) {
+      return new Sample("1.3", "1.3");
     } else if (t instanceof ConfigType.SecretMap) {
       return new Sample(null, Map.of("X-Key", "s3cret"));
     } else if (key == ConfigSchema.DISCOVERY_SCOPE) {
@@ -200,6 +204,21 @@ class ConfigSchemaTest {
   }
 
   @Test
+  void listenerTls_badVersionOrCipherSuite_namesKeyAndLine() {
+    assertThatThrownBy(() -> loader.parse("listener:\n  tls:\n    minVersion: 1.1\n", Map.of()))
+        .isInstanceOf(ConfigException.class)
+        .hasMessage("line 3: listener.tls.minVersion: must be 1.2 or 1.3 (TLS 1.0 and 1.1 are not offered), not '1.1'");
+    assertThatThrownBy(() -> loader.parse("listener:\n  tls:\n    cipherSuites:\n      - TLS_AES_128_GCM_SHA256\n"
+        + "      - TLS_MADE_UP_WITH_ROT13\n", Map.of()))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageStartingWith("line 5: listener.tls.cipherSuites: 'TLS_MADE_UP_WITH_ROT13' is not a cipher suite this JVM supports");
+    AgentConfig c = loader.parse("listener:\n  tls:\n    minVersion: '1.3'\n    cipherSuites: [TLS_AES_256_GCM_SHA384]\n", Map.of());
+    assertThat(c.listener().tlsProtocols()).containsExactly("TLSv1.3");
+    assertThat(c.listener().cipherSuites()).containsExactly("TLS_AES_256_GCM_SHA384");
+    assertThat(loader.parse("", Map.of()).listener().cipherSuites()).isEqualTo(ListenerConfig.DEFAULT_CIPHER_SUITES);
+  }
+
+  @Test
   void key_requiredMissingNamesKeyAndLine() {
     assertThatThrownBy(() -> loader.parse("inference:\n  endpoints:\n    - name: a\n", Map.of()))
         .isInstanceOf(ConfigException.class)
@@ -220,7 +239,7 @@ class ConfigSchemaTest {
       assertThat(written).isEqualTo(Map.of("X-Key", "<redacted>"));
     } else if (s.value() instanceof Duration) {
       assertThat(written).isEqualTo(s.text());
-    } else if (key.type() == ConfigType.PATHS) {
+    } else if (key.type() == ConfigType.PATHS || key.type() == ConfigType.CIPHER_SUITES) {
       assertThat(written).isEqualTo(List.of(s.text()));
     } else {
       assertThat(String.valueOf(written)).isEqualTo(String.valueOf(
@@ -303,7 +322,8 @@ class ConfigSchemaTest {
   void scalarKeys_areExactlyTheTopLevelScalarsInTableOrder() {
     assertThat(ConfigLoader.SCALAR_KEYS).containsExactly(
         "refresh.normal", "listen", "listener.tls.certFile", "listener.tls.keyFile",
-        "listener.tls.clientCaFile", "listener.auth.bearerTokenFile", "listener.auth.basicUsersFile",
+        "listener.tls.clientCaFile", "listener.tls.minVersion", "listener.tls.cipherSuites",
+        "listener.auth.bearerTokenFile", "listener.auth.basicUsersFile",
         "listener.auth.exemptPaths", "inference.enabled", "inference.window",
         "inference.discovery.enabled", "inference.discovery.scope", "inference.discovery.procRoot",
         "inference.scrape.timeout", "inference.scrape.maxBodyBytes",

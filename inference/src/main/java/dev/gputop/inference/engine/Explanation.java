@@ -1,5 +1,6 @@
 package dev.gputop.inference.engine;
 
+import dev.gputop.config.internal.TerminalText;
 import dev.gputop.inference.engine.MappingTrace.ConceptDecision;
 import dev.gputop.inference.engine.MappingTrace.SeriesDecision;
 import dev.gputop.inference.engine.MappingTrace.SourceDecision;
@@ -109,8 +110,9 @@ public final class Explanation {
       for (SourceDecision s : d.sources()) {
         sb.append("  ").append(s.source().describe()).append(": ").append(status(s)).append('\n');
         for (SeriesDecision series : s.series()) {
-          sb.append("    ").append(series.read() ? "+ " : "- ").append(series.name())
-              .append(series.labels().size() == 0 ? "" : series.labels().toString()).append(' ')
+          // The server's own names and label values: escaped for the terminal (newlines too).
+          sb.append("    ").append(series.read() ? "+ " : "- ").append(TerminalText.value(series.name()))
+              .append(series.labels().size() == 0 ? "" : TerminalText.value(series.labels().toString())).append(' ')
               .append(number(series.value())).append("  ").append(series.rule()).append('\n');
         }
       }

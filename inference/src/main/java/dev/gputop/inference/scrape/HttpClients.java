@@ -30,7 +30,6 @@ import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.io.ArrayByteBufferPool;
 import org.eclipse.jetty.io.ByteBufferPool;
 import org.eclipse.jetty.io.ClientConnector;
-import org.eclipse.jetty.util.MemoryUtils;
 import org.eclipse.jetty.util.ssl.SslContextFactory;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.eclipse.jetty.util.thread.ScheduledExecutorScheduler;
@@ -80,15 +79,8 @@ final class HttpClients {
   /** The process's class warm-up ({@link #loadClassesInBackground}), once started. */
   private static final AtomicReference<CompletableFuture<Void>> CLASSES_LOADED = new AtomicReference<>();
 
-  /**
-   * Jetty logs through slf4j to java.util.logging; at FINE it would log request headers, which
-   * may carry secrets. Held here so the level is not lost when the logger is collected. The name
-   * is derived from the class so that it follows the shaded jar's relocation.
-   */
-  private static final Logger JETTY_LOGGER = quietJettyLogger();
-
   static {
-    skipJettysMBeanServerLookup();
+    JettyDefaults.apply();
   }
 
   /** A TLS setting together with the versions of the files it names. */
@@ -380,37 +372,6 @@ final class HttpClients {
     } catch (IOException | RuntimeException e) {
       return -1; // reported by TlsContexts when it reads the file
     }
-  }
-
-  /**
-   * Jetty pads its queues' indices to a cache line, and to find how many references fill one it
-   * asks the platform MBean server whether oops are compressed, unless {@code
-   * <jetty package>.util.referencesPerCacheLine} says. Starting that server (every platform MXBean
-   * registered) is ~200 classes and 0.1 s of CPU on the agent's path to its first scrape, for a
-   * padding size: 16 references span at least one 64-byte line with compressed oops or without.
-   * The property's name is derived from the class so that it follows the shaded jar's relocation
-   * (a host application's own Jetty reads its own property), and a value set by the user wins.
-   */
-  private static void skipJettysMBeanServerLookup() {
-    String property = MemoryUtils.class.getPackageName() + ".referencesPerCacheLine";
-    try {
-      if (System.getProperty(property) == null) {
-        System.setProperty(property, "16");
-      }
-    } catch (SecurityException e) {
-      // Jetty looks it up then; slower to start, nothing else.
-    }
-  }
-
-  private static Logger quietJettyLogger() {
-    String name = HttpClient.class.getName();
-    // org.eclipse.jetty.client.HttpClient -> org.eclipse.jetty (or its relocated name)
-    String root = name.substring(0, name.lastIndexOf(".client.HttpClient"));
-    Logger jetty = Logger.getLogger(root);
-    if (jetty.getLevel() == null) {
-      jetty.setLevel(Level.INFO);
-    }
-    return jetty;
   }
 
   /**
