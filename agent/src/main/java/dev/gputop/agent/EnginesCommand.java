@@ -1,8 +1,8 @@
 package dev.gputop.agent;
 
 import dev.gputop.config.AgentConfig;
-import dev.gputop.config.Clock;
 import dev.gputop.config.Endpoint;
+import dev.gputop.config.internal.TerminalText;
 import dev.gputop.config.ScrapeConfig;
 import dev.gputop.inference.engine.EngineMapper;
 import dev.gputop.inference.engine.EngineProfiles;
@@ -12,16 +12,13 @@ import dev.gputop.inference.parse.Exposition;
 import dev.gputop.inference.parse.ExpositionFormatException;
 import dev.gputop.inference.parse.ExpositionParser;
 import dev.gputop.inference.parse.ParserLimits;
-import dev.gputop.inference.scrape.HttpScraper;
 import dev.gputop.inference.scrape.ScrapeResult;
-import io.opentelemetry.api.OpenTelemetry;
+import dev.gputop.inference.scrape.UnreadableBody;
 import java.io.PrintWriter;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.logging.Level;
-import java.util.logging.Logger;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -84,15 +81,16 @@ public final class EnginesCommand implements Callable<Integer> {
   private int check(AgentConfig cfg, EngineProfiles profiles, PrintWriter out, PrintWriter err) {
     Endpoint endpoint;
     try {
-      endpoint = Endpoint.of("check", Endpoint.parseUrl(url.toString()));
+      endpoint = OneScrape.endpoint(cfg, url, "check");
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), "--url " + e.getMessage());
     }
     ScrapeConfig s = cfg.inference().scrape();
     s = new ScrapeConfig(timeout, s.maxBodyBytes(), s.maxLineLength(), s.maxSeries(), s.maxLabels(), s.concurrency());
-    ScrapeResult result = scrape(s, endpoint);
+    ScrapeResult result = OneScrape.scrape(s, endpoint);
     if (!result.ok()) {
-      err.println("engines --check: can't scrape " + url + ": " + result.error());
+      err.println("engines --check: can't scrape " + TerminalText.value(url.toString()) + ": "
+          + TerminalText.value(result.error()));
       err.flush();
       return ExitCodes.IO;
     }
@@ -101,25 +99,14 @@ public final class EnginesCommand implements Callable<Integer> {
       exposition = new ExpositionParser(new ParserLimits(s.maxLineLength(), s.maxSeries(), s.maxLabels()))
           .parse(result.body(), 0, result.length());
     } catch (ExpositionFormatException e) {
-      err.println("engines --check: malformed exposition from " + url + ": " + e.getMessage());
+      err.println("engines --check: " + TerminalText.value(url.toString()) + ": "
+          + TerminalText.value(UnreadableBody.message(result, e)));
       err.flush();
       return ExitCodes.IO;
     }
-    out.print(EngineCheck.report(url, result.length(), exposition, new EngineMapper(profiles)));
+    // Family and label names are the server's: a hostile one can't move the cursor.
+    out.print(TerminalText.lines(EngineCheck.report(url, result.length(), exposition, new EngineMapper(profiles))));
     out.flush();
     return ExitCodes.OK;
-  }
-
-  /** One scrape as {@code run}'s receiver does it; its failure, if any, is the result's error. */
-  private static ScrapeResult scrape(ScrapeConfig s, Endpoint endpoint) {
-    // The scraper logs a failure as a warning too; the error line says it once.
-    Logger scraperLog = Logger.getLogger(HttpScraper.class.getName());
-    Level level = scraperLog.getLevel();
-    scraperLog.setLevel(Level.OFF);
-    try (HttpScraper scraper = new HttpScraper(s, Clock.system(), OpenTelemetry.noop())) {
-      return scraper.scrapeAll(List.of(endpoint)).get(0);
-    } finally {
-      scraperLog.setLevel(level);
-    }
   }
 }

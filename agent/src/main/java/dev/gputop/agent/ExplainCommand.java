@@ -1,7 +1,6 @@
 package dev.gputop.agent;
 
 import dev.gputop.config.AgentConfig;
-import dev.gputop.config.Clock;
 import dev.gputop.config.Endpoint;
 import dev.gputop.config.ScrapeConfig;
 import dev.gputop.config.internal.TerminalText;
@@ -16,7 +15,6 @@ import dev.gputop.inference.scrape.HttpScraper;
 import dev.gputop.inference.scrape.ScrapeResult;
 import dev.gputop.inference.scrape.UnreadableBody;
 import dev.gputop.inference.stats.ConceptResult;
-import io.opentelemetry.api.OpenTelemetry;
 import java.io.PrintWriter;
 import java.net.URI;
 import java.time.Duration;
@@ -24,8 +22,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.logging.Level;
-import java.util.logging.Logger;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -75,7 +71,7 @@ public final class ExplainCommand implements Callable<Integer> {
     EngineMapper mapper = new EngineMapper(UserProfiles.load(cfg.inference().engines()));
     Endpoint endpoint;
     try {
-      endpoint = endpoint(cfg, url);
+      endpoint = OneScrape.endpoint(cfg, url, ADHOC);
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), "--url " + e.getMessage());
     }
@@ -83,7 +79,7 @@ public final class ExplainCommand implements Callable<Integer> {
     if (timeout != null) {
       s = new ScrapeConfig(timeout, s.maxBodyBytes(), s.maxLineLength(), s.maxSeries(), s.maxLabels(), s.concurrency());
     }
-    ScrapeResult result = scrape(s, endpoint);
+    ScrapeResult result = OneScrape.scrape(s, endpoint);
     if (!result.ok()) {
       return fail("can't scrape " + url + ": " + result.error());
     }
@@ -106,7 +102,7 @@ public final class ExplainCommand implements Callable<Integer> {
       tree.put("results", values);
       out.println(Json.PRINTER.writeValueAsString(tree));
     } else {
-      out.println("scraped " + TerminalText.value(url.toString()) + (endpoint.name().equals(ADHOC) ? "" : " (as endpoint " + endpoint.name() + ")")
+      out.println("scraped " + TerminalText.value(url.toString()) + (endpoint.name().equals(ADHOC) ? "" : " (as endpoint " + TerminalText.value(endpoint.name()) + ")")
           + ": " + result.length() + " bytes, " + exposition.families().size()
           + " families, " + exposition.sampleCount() + " samples");
       out.print(TerminalText.lines(explanation.text()));
@@ -118,29 +114,6 @@ public final class ExplainCommand implements Callable<Integer> {
 
   /** The name of an endpoint that is not in the configuration. */
   private static final String ADHOC = "explain";
-
-  /** The configured endpoint with this URL (its headers, token and TLS), or a bare one. */
-  static Endpoint endpoint(AgentConfig cfg, URI url) {
-    for (Endpoint e : cfg.inference().endpoints()) {
-      if (e.url().normalize().toString().equalsIgnoreCase(url.normalize().toString())) {
-        return e;
-      }
-    }
-    return Endpoint.of(ADHOC, Endpoint.parseUrl(url.toString()));
-  }
-
-  /** One scrape as {@code run}'s receiver does it; its failure, if any, is the result's error. */
-  private static ScrapeResult scrape(ScrapeConfig s, Endpoint endpoint) {
-    // The scraper logs a failure as a warning too; here the error line below says it once.
-    Logger scraperLog = Logger.getLogger(HttpScraper.class.getName());
-    Level level = scraperLog.getLevel();
-    scraperLog.setLevel(Level.OFF);
-    try (HttpScraper scraper = new HttpScraper(s, Clock.system(), OpenTelemetry.noop())) {
-      return scraper.scrapeAll(List.of(endpoint)).get(0);
-    } finally {
-      scraperLog.setLevel(level);
-    }
-  }
 
   /** How each concept's series were combined and what the agent reports, one line each. */
   static String resultsText(List<ConceptResult> results) {
