@@ -14,6 +14,8 @@ import java.util.Objects;
  * @param scrape {@code inference.scrape.*}: timeouts and limits for every scrape
  * @param slo {@code inference.slo.*}: SLO targets and their overrides
  * @param engines {@code inference.engines.*}: the user's engine profiles
+ * @param costPerGpuHour {@code inference.costPerGpuHour}: one GPU's price per hour, currency-free,
+ *     for {@code efficiency.costPerMillionGeneratedTokens}; null when not configured
  */
 public record InferenceConfig(
     boolean enabled,
@@ -22,7 +24,8 @@ public record InferenceConfig(
     List<Endpoint> endpoints,
     ScrapeConfig scrape,
     SloConfig slo,
-    EnginesConfig engines) {
+    EnginesConfig engines,
+    Double costPerGpuHour) {
 
   /** {@code inference.window}'s default, from {@link ConfigSchema#INFERENCE_WINDOW}. */
   public static final Duration DEFAULT_WINDOW = ConfigSchema.INFERENCE_WINDOW.defaultValue();
@@ -37,6 +40,12 @@ public record InferenceConfig(
     if (window.isNegative() || window.isZero()) {
       throw new IllegalArgumentException("inference.window must be positive");
     }
+  }
+
+  /** Settings without a GPU price ({@code inference.costPerGpuHour}). */
+  public InferenceConfig(boolean enabled, Duration window, DiscoveryConfig discovery,
+      List<Endpoint> endpoints, ScrapeConfig scrape, SloConfig slo, EnginesConfig engines) {
+    this(enabled, window, discovery, endpoints, scrape, slo, engines, null);
   }
 
   /** Settings without profiles of the user's. */

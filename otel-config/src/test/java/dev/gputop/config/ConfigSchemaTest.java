@@ -60,6 +60,10 @@ class ConfigSchemaTest {
       return new Sample("https://other:8443/metrics", URI.create("https://other:8443/metrics"));
     } else if (t == ConfigType.PATHS) {
       return new Sample("/probe", List.of("/probe"));
+    } else if (t == ConfigType.GPU_INDICES) {
+      return new Sample("3", List.of(3));
+    } else if (t == ConfigType.NUMBER) {
+      return new Sample("2.5", 2.5);
     } else if (t instanceof ConfigType.SecretMap) {
       return new Sample(null, Map.of("X-Key", "s3cret"));
     } else if (key == ConfigSchema.DISCOVERY_SCOPE) {
@@ -222,6 +226,8 @@ class ConfigSchemaTest {
       assertThat(written).isEqualTo(s.text());
     } else if (key.type() == ConfigType.PATHS) {
       assertThat(written).isEqualTo(List.of(s.text()));
+    } else if (key.type() == ConfigType.GPU_INDICES) {
+      assertThat(written).isEqualTo(s.value());
     } else {
       assertThat(String.valueOf(written)).isEqualTo(String.valueOf(
           s.value() instanceof Long ? 3072 : s.text()));
@@ -264,6 +270,8 @@ class ConfigSchemaTest {
       return "many";
     } else if (t == ConfigType.FRACTION) {
       return "1.5";
+    } else if (t == ConfigType.NUMBER || t == ConfigType.GPU_INDICES) {
+      return "-1";
     } else if (t == ConfigType.BOOLEAN || t == ConfigType.AUTO_BOOLEAN) {
       return "maybe";
     } else if (t == ConfigType.LISTEN) {
@@ -304,7 +312,7 @@ class ConfigSchemaTest {
     assertThat(ConfigLoader.SCALAR_KEYS).containsExactly(
         "refresh.normal", "listen", "listener.tls.certFile", "listener.tls.keyFile",
         "listener.tls.clientCaFile", "listener.auth.bearerTokenFile", "listener.auth.basicUsersFile",
-        "listener.auth.exemptPaths", "inference.enabled", "inference.window",
+        "listener.auth.exemptPaths", "inference.enabled", "inference.window", "inference.costPerGpuHour",
         "inference.discovery.enabled", "inference.discovery.scope", "inference.discovery.procRoot",
         "inference.scrape.timeout", "inference.scrape.maxBodyBytes",
         "inference.scrape.maxLineLength", "inference.scrape.maxSeries", "inference.scrape.maxLabels",
@@ -452,7 +460,7 @@ class ConfigSchemaTest {
         .hasMessageStartingWith("line 3: inference.endpoints[0]: expected a mapping with keys [bearerTokenFile,");
     assertThatThrownBy(() -> loader.parse("inference:\n  endpoints:\n    - url: http://h/m\n      tsl: {}\n", Map.of()))
         .hasMessage("line 4: inference.endpoints[0].tsl: unknown key; allowed here:"
-            + " [bearerTokenFile, headers, name, slo, tls, url]");
+            + " [bearerTokenFile, gpus, headers, name, slo, tls, url]");
   }
 
   @Test
@@ -484,7 +492,7 @@ class ConfigSchemaTest {
     assertThat(tree.keySet()).containsExactly("refresh", "listen", "listener", "inference", "nvml", "kubernetes");
     @SuppressWarnings("unchecked")
     Map<String, Object> inference = (Map<String, Object>) tree.get("inference");
-    assertThat(inference.keySet()).containsExactly("enabled", "window", "discovery", "scrape", "engines", "endpoints", "slo");
+    assertThat(inference.keySet()).containsExactly("enabled", "window", "costPerGpuHour", "discovery", "scrape", "engines", "endpoints", "slo");
     assertThat(inference.get("scrape")).isEqualTo(Map.of("timeout", "2s", "maxBodyBytes", 16L << 20,
         "maxLineLength", 65536, "maxSeries", 200000, "maxLabels", 64, "concurrency", 8));
     @SuppressWarnings("unchecked")
