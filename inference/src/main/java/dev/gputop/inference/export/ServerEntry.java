@@ -3,6 +3,7 @@ package dev.gputop.inference.export;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import dev.gputop.inference.engine.Drift;
+import dev.gputop.inference.stats.Efficiency;
 import dev.gputop.inference.stats.ServerStats;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,6 +31,8 @@ import java.util.List;
  *     newest scrape lacks, each with the name the profile expected
  * @param kubernetes the pod and container the server runs in ({@code namespace}, {@code pod},
  *     {@code container}, {@code podUid}), or null outside Kubernetes (then not in the JSON)
+ * @param efficiency its GPUs (utilization, memory, power) and what they spend per token
+ *     (docs/inference.md, "Efficiency")
  */
 public record ServerEntry(
     String name,
@@ -44,7 +47,8 @@ public record ServerEntry(
     List<ModelEntry> models,
     UnreadFamilies unreadFamilies,
     List<Missing> missing,
-    @JsonInclude(JsonInclude.Include.NON_NULL) dev.gputop.config.PodIdentity kubernetes) {
+    @JsonInclude(JsonInclude.Include.NON_NULL) dev.gputop.config.PodIdentity kubernetes,
+    Efficiency efficiency) {
 
   public ServerEntry {
     gpus = List.copyOf(gpus);
@@ -52,6 +56,15 @@ public record ServerEntry(
     models = List.copyOf(models);
     unreadFamilies = unreadFamilies == null ? UnreadFamilies.NONE : unreadFamilies;
     missing = missing == null ? List.of() : List.copyOf(missing);
+    efficiency = efficiency == null ? Efficiency.NONE : efficiency;
+  }
+
+  /** An entry without efficiency (its GPUs unknown). */
+  public ServerEntry(String name, String engine, String url, String source, String state, String error,
+      List<Integer> gpus, List<Long> pids, ServerStats stats, List<ModelEntry> models,
+      UnreadFamilies unreadFamilies, List<Missing> missing, dev.gputop.config.PodIdentity kubernetes) {
+    this(name, engine, url, source, state, error, gpus, pids, stats, models, unreadFamilies, missing,
+        kubernetes, Efficiency.NONE);
   }
 
   /** An entry without drift (none seen yet, or the server is down). */

@@ -3,8 +3,10 @@ package dev.gputop.inference.export;
 import dev.gputop.config.ExportedCounter;
 import dev.gputop.config.ExportedHistogram;
 import dev.gputop.config.HealthStatus;
+import dev.gputop.inference.stats.Efficiency;
 import dev.gputop.inference.stats.LatencyStats;
 import dev.gputop.inference.stats.ServerCounters;
+import dev.gputop.inference.stats.ServerEnergy;
 import dev.gputop.inference.stats.ServerStats;
 import dev.gputop.inference.stats.SloStats;
 import dev.gputop.inference.window.ServerWindow;
@@ -39,6 +41,7 @@ public final class SnapshotBuilder {
   private final List<ServerEntry> entries = new ArrayList<>();
   private final List<StatsPoint> points = new ArrayList<>();
   private final List<StatsPoint> modelPoints = new ArrayList<>();
+  private final List<EfficiencyPoint> efficiency = new ArrayList<>();
   private final Map<Attributes, Long> up = new HashMap<>();
   private final Map<Attributes, Long> states = new HashMap<>();
   private final List<ExportedHistogram> histograms = new ArrayList<>();
@@ -81,6 +84,9 @@ public final class SnapshotBuilder {
    * @param pod the Kubernetes pod and container the server runs in, or null: its entry's {@code
    *     kubernetes}, the {@code k8s.*} attributes of its points and histograms, and the pod of its PIDs
    * @param counters its monotonic totals since the agent's first scrape of it, or null for none
+   * @param efficiency its GPUs' power and energy per token ({@link Efficiency#NONE}: GPUs unknown)
+   * @param energy its GPUs' energy since the agent's first sample, or null where none is
+   *     attributed to it (GPUs unknown or shared)
    */
   public record Server(
       String name,
@@ -96,7 +102,9 @@ public final class SnapshotBuilder {
       Map<String, ServerStats> models,
       ServerWindow window,
       dev.gputop.config.PodIdentity pod,
-      ServerCounters counters) {
+      ServerCounters counters,
+      Efficiency efficiency,
+      ServerEnergy energy) {
 
     /** A server outside Kubernetes. */
     public Server(String name, String url, String source, List<Integer> gpus, List<Long> pids, String engine,
@@ -112,10 +120,19 @@ public final class SnapshotBuilder {
       this(name, url, source, gpus, pids, engine, engineKnown, state, error, stats, models, window, pod, null);
     }
 
+    /** A server without efficiency (its GPUs unknown). */
+    public Server(String name, String url, String source, List<Integer> gpus, List<Long> pids, String engine,
+        boolean engineKnown, String state, String error, ServerStats stats, Map<String, ServerStats> models,
+        ServerWindow window, dev.gputop.config.PodIdentity pod, ServerCounters counters) {
+      this(name, url, source, gpus, pids, engine, engineKnown, state, error, stats, models, window, pod,
+          counters, Efficiency.NONE, null);
+    }
+
     public Server {
       Objects.requireNonNull(name, "name");
       Objects.requireNonNull(stats, "stats");
       models = new LinkedHashMap<>(models);
+      efficiency = efficiency == null ? Efficiency.NONE : efficiency;
     }
 
     boolean down() {
@@ -136,8 +153,9 @@ public final class SnapshotBuilder {
         ? dev.gputop.inference.engine.Drift.NONE : s.window().drift();
     entries.add(new ServerEntry(s.name(), s.engine(), s.url(), s.source(), s.state(), s.error(),
         s.gpus(), s.pids(), s.stats(), models, ServerEntry.unreadOf(drift), ServerEntry.missingOf(drift),
-        s.pod()));
+        s.pod(), s.efficiency()));
     points.add(cached.point(null, s.stats()));
+    efficiency.add(new EfficiencyPoint(cached.up(), s.efficiency()));
     up.put(cached.up(), s.down() ? 0L : 1L);
     List<Attributes> stateSet = cached.states();
     for (int i = 0; i < stateSet.size(); i++) {
@@ -148,6 +166,9 @@ public final class SnapshotBuilder {
     }
     if (s.counters() != null && s.counters().started()) {
       CounterExports.addTo(counters, cached, s.counters(), s.models().keySet());
+    }
+    if (s.energy() != null && s.energy().started()) {
+      CounterExports.addEnergy(counters, cached, s.energy());
     }
     for (Long pid : s.pids()) {
       if (owners.putIfAbsent(pid, s.name()) == null && s.pod() != null) {
@@ -211,7 +232,7 @@ public final class SnapshotBuilder {
     all.addAll(modelPoints);
     HealthStatus health = unhealthy.isEmpty() ? HealthStatus.healthy() : HealthStatus.unhealthy(unhealthy);
     return new InferenceSnapshot(entries, overview(entries), alerts, discovery, health, all, up,
-        states, histograms, counters, owners, pods);
+        states, histograms, counters, owners, pods, efficiency);
   }
 
   /**
@@ -224,8 +245,22 @@ public final class SnapshotBuilder {
     Double generation = null;
     Integer waiting = null;
     Double worstSlo = null;
+    double efficientTokens = 0;
+    double watts = 0;
+    Map<String, Double> good = new LinkedHashMap<>();
     for (ServerEntry e : servers) {
       ServerStats s = e.stats();
+      Double perToken = e.efficiency().joulesPerGeneratedToken();
+      if (perToken != null && s.generationTokensPerSecond() != null) {
+        efficientTokens += s.generationTokensPerSecond();
+        watts += s.generationTokensPerSecond() * perToken;
+      }
+      SloStats.Value[] slos = s.slo().values();
+      for (int i = 0; i < slos.length; i++) {
+        if (slos[i] != null && slos[i].goodRequestsPerSecond() != null) {
+          good.merge(StatsPoint.SLO_KINDS.get(i), slos[i].goodRequestsPerSecond(), Double::sum);
+        }
+      }
       Double w = s.slo().worstAttainment();
       if (w != null) {
         worstSlo = worstSlo == null ? w : Math.min(worstSlo, w);
@@ -239,7 +274,8 @@ public final class SnapshotBuilder {
         waiting = (waiting == null ? 0 : waiting) + s.waiting();
       }
     }
-    return new ServingOverview(worstTtft, worstItl, generation, waiting, worstSlo);
+    return new ServingOverview(worstTtft, worstItl, generation, waiting, worstSlo,
+        watts > 0 ? efficientTokens / watts : null, good);
   }
 
   private static Double max(Double a, Double b) {
