@@ -413,6 +413,9 @@ int fake_nvml_run(int dev, long long millis) {
   return 0;
 }
 
+/** 1: every GPU's energy counter grows with the time since init at its power, as in the environment's scenario. */
+void fake_nvml_grow_energy(int on) { energy_grows = on ? 1 : 0; }
+
 /**
  * Makes function fn return code for device dev (-1: any device, and functions without a device)
  * the next times calls (-1: until reset).

@@ -110,7 +110,7 @@
     var servers = snap.inference || [];
     if (!servers.length) {
       var tr = el('tr');
-      tr.appendChild(el('td', { colspan: 14 }, 'No inference servers'));
+      tr.appendChild(el('td', { colspan: 16 }, 'No inference servers'));
       body.appendChild(tr);
       return;
     }
@@ -133,6 +133,17 @@
       tr.appendChild(cell('requestsPerSecond', s.requestsPerSecond, number(s.requestsPerSecond, 2)));
       tr.appendChild(cell('promptTokensPerSecond', s.promptTokensPerSecond, number(s.promptTokensPerSecond, 0)));
       tr.appendChild(cell('generationTokensPerSecond', s.generationTokensPerSecond, number(s.generationTokensPerSecond, 0)));
+      // Its GPUs as NVML reads them, and what they spend per generated token (docs/inference.md, Efficiency).
+      var eff = s.efficiency || {};
+      var gpus = (eff.gpus || []).map(function (g) {
+        return g.lost ? g.index + ': lost'
+          : g.index + ': ' + percent(g.utilization) + ' ' + bytes(g.memoryUsedBytes) + ' ' + number(g.powerWatts, 0) + ' W';
+      });
+      tr.appendChild(cell('gpus', eff.gpus || [], gpus.length ? gpus.join(' · ') : NA));
+      var jpt = eff.joulesPerGeneratedToken;
+      tr.appendChild(cell('joulesPerGeneratedToken', jpt === undefined ? null : jpt,
+        isNum(jpt) ? jpt.toPrecision(3) + ' J' + (eff.estimated ? ' (est.)' : '')
+          : eff.unavailable ? NA + ' (' + eff.unavailable + ')' : NA));
       tr.addEventListener('click', function () { select(s.name); });
       body.appendChild(tr);
     });
