@@ -141,6 +141,13 @@ class EfficiencyTest {
     tokens.merge("/" + server, new long[] {generated, prompt}, (a, b) -> new long[] {a[0] + b[0], a[1] + b[1]});
   }
 
+  /** The whole /api/snapshot document, checked against snapshot.schema.json. */
+  private void assertSnapshotConforms() {
+    JsonNode doc = new SnapshotAssembler(clock).assemble(List.of(gpus.snapshotSections(), inference.snapshotSections()),
+        Map.of("inference", inference.health(), "nvml", gpus.health()));
+    assertThat(SnapshotSchema.errors(doc)).as(doc.toString()).isEmpty();
+  }
+
   private JsonNode efficiency(String server) {
     JsonNode doc = new ObjectMapper().valueToTree(inference.snapshotSections());
     for (JsonNode s : doc.get("inference")) {
@@ -213,6 +220,7 @@ class EfficiencyTest {
     assertThat(e.get("generationTokensPerSecondPerGpu").asDouble()).isCloseTo(rate / 2, within(1e-9));
     // 3.6 per GPU hour: 2 GPUs cost 0.002 per second; a million tokens take 1e6 / rate seconds.
     assertThat(e.get("costPerMillionGeneratedTokens").asDouble()).isCloseTo(0.002 * 1e6 / rate, within(1e-6));
+    assertSnapshotConforms();
 
     assertThat(otlp("gputop.inference.energy_per_generated_token")).containsOnlyKeys("tp2")
         .hasEntrySatisfying("tp2", v -> assertThat(v).isCloseTo(perToken, within(1e-9)));
@@ -253,6 +261,7 @@ class EfficiencyTest {
     assertThat(efficiency("b").get("gpus")).extracting(g -> g.get("index").asInt()).containsExactly(2, 3);
     assertThat(efficiency("c").get("unavailable").asText()).isEqualTo("no_gpus");
     assertThat(efficiency("c").get("gpus")).isEmpty();
+    assertSnapshotConforms();
     // No guess leaves the agent: neither a gauge nor an energy counter for any of them.
     assertThat(prometheus("gputop_inference_power_watts")).isEmpty();
     assertThat(prometheus("gputop_inference_energy_joules_total")).isEmpty();
@@ -278,6 +287,7 @@ class EfficiencyTest {
     assertThat(e.get("unavailable").asText()).isEqualTo("gpu_lost");
     assertThat(e.get("joulesPerGeneratedToken").isNull()).isTrue();
     assertThat(e.get("gpus").get(1).get("lost").asBoolean()).isTrue();
+    assertSnapshotConforms();
     assertThat(prometheus("gputop_inference_energy_per_generated_token_joules")).isEmpty();
     // GPU 0's 1000 J only: what GPU 1 spent unseen is not guessed, now or when it is read again.
     assertThat(prometheus("gputop_inference_energy_joules_total").values())
@@ -320,5 +330,28 @@ class EfficiencyTest {
     assertThat(e.get("joulesPerGeneratedToken").asDouble()).isCloseTo(2.75, within(1e-9));
     assertThat(prometheus("gputop_inference_energy_joules_total").values())
         .singleElement().satisfies(v -> assertThat(v).isCloseTo(2750, within(1e-6)));
+  }
+
+  @Test
+  void top_showsEachServersGpusAndJoulesPerToken_orWhyNot() {
+    fake.fake_nvml_set(0, "power", 300_000);
+    fake.fake_nvml_set(1, "power", 310_000);
+    receivers("1m", endpoint("tp2", "[0, 1]"), endpoint("nogpu", null));
+    refresh();
+    run("tp2", 5000, 1000, 4000);
+    run("nogpu", 0, 10, 10);
+    refresh();
+    com.fasterxml.jackson.databind.node.ObjectNode snap = new ObjectMapper().valueToTree(inference.snapshotSections());
+    snap.put("timestamp", "2026-12-01T00:00:00Z");
+    String table = String.join("\n", TopScreen.render(new TopScreen.View(snap, null, 0, true, "test", null), 200)
+        .stream().map(Object::toString).toList());
+    // 610 W x 5 s over 1000 tokens: 3.05 J per token, both GPUs in the row and the detail.
+    assertThat(table).contains("GPUS", "J/TOK").containsPattern("tp2 .* 0,1 +3\\.05")
+        .containsPattern("nogpu .* N/A +N/A");
+    assertThat(table).contains("Efficiency: 610 W · 3.05 J/gen tok · 0.763 J/prompt tok · 100 tok/s per GPU")
+        .contains("  GPU 0 · util ").contains("· 300 W").contains("· 310 W");
+    String other = String.join("\n", TopScreen.render(new TopScreen.View(snap, null, 1, true, "test", null), 200)
+        .stream().map(Object::toString).toList());
+    assertThat(other).contains("Efficiency (no_gpus): N/A W · N/A J/gen tok");
   }
 }
