@@ -463,6 +463,8 @@ class PrometheusEndToEndIT {
     // at most one refresh apart from the scrape at either end of a range of at least 13 s, so
     // the energy's span and the tokens' differ by at most 2 s of 13: 16%.
     org.assertj.core.data.Percentage bound = org.assertj.core.data.Percentage.withPercentage(16);
+    System.out.printf("PrometheusEndToEndIT: joules per generated token of 'efficient': expected %.4f,"
+        + " agent %.4f, PromQL increase()/increase() %.4f, efficiency.yml 1h %.4f%n", expected, agent, promql, recorded);
     assertThat(agent).as("the agent's live value").isCloseTo(expected, bound);
     assertThat(promql).as("PromQL from the exported counters").isCloseTo(expected, bound);
     assertThat(recorded).as("efficiency.yml's rule").isCloseTo(expected, bound);

@@ -267,6 +267,7 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
     try {
       GpuPowerSource source = gpuPower.get();
       GpuPowerSource.Readings r = source == null ? null : source.gpuReadings();
+      failures.success("gpus", "Reading the GPUs' power");
       return r == null ? GpuPowerSource.Readings.NONE : r;
     } catch (RuntimeException e) {
       failures.failure("gpus", "Reading the GPUs' power", e);

@@ -42,7 +42,8 @@ public record Endpoint(
     Objects.requireNonNull(slo, "slo");
     check(url, url.toString());
     headers = Map.copyOf(headers);
-    gpus = gpus == null ? List.of() : List.copyOf(gpus);
+    // A GPU named twice is one GPU: its energy must not count twice.
+    gpus = gpus == null ? List.of() : List.copyOf(new java.util.LinkedHashSet<>(gpus));
   }
 
   /** An endpoint without GPUs of its own. */

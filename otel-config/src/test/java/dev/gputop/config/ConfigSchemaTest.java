@@ -472,6 +472,19 @@ class ConfigSchemaTest {
   }
 
   @Test
+  void endpointGpus_sequenceIsReadEachIndexChecked_andARepeatedIndexCountsOnce() {
+    String endpoint = "inference:\n  endpoints:\n    - url: http://10.0.0.5:8000/metrics\n      gpus: ";
+    assertThat(loader.parse(endpoint + "[0, 1]\n", Map.of()).inference().endpoints().get(0).gpus())
+        .containsExactly(0, 1);
+    assertThat(loader.parse(endpoint + "[2, 0, 2]\n", Map.of()).inference().endpoints().get(0).gpus())
+        .containsExactly(2, 0);
+    assertThatThrownBy(() -> loader.parse(endpoint + "\n        - 0\n        - one\n", Map.of()))
+        .hasMessage("line 6: inference.endpoints[0].gpus: a GPU index is a whole number of 0 or more"
+            + " (NVML's index), not 'one'");
+    assertThat(loader.parse("", Map.of()).inference().costPerGpuHour()).isNull();
+  }
+
+  @Test
   void listenerValidate_settingsThatGoTogether() {
     assertThatThrownBy(() -> loader.parse("listener:\n  tls:\n    certFile: /c\n", Map.of()).listener().validate())
         .hasMessage("listener.tls.certFile: listener.tls.certFile and listener.tls.keyFile must be given together");
