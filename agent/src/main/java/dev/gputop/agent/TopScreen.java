@@ -94,7 +94,9 @@ final class TopScreen {
     out.add(plain("Serving: " + up + "/" + servers.size() + " up · worst TTFT p99 " + seconds(o.get("worstTtftP99"))
         + " · worst ITL p50 " + seconds(o.get("worstItlP50"))
         + " · generation " + rate(o.get("generationTokensPerSecond"), 0) + " tok/s"
-        + " · waiting " + count(o.get("waiting"))));
+        + " · waiting " + count(o.get("waiting"))
+        + " · " + joules(o, "generationTokensPerJoule") + " tok/J"
+        + " · good req/s " + goodRequests(o.path("goodRequestsPerSecond"))));
     JsonNode alerts = snap.path("alerts");
     if (alerts.size() == 0) {
       out.add(plain("Alerts: none"));
@@ -166,6 +168,13 @@ final class TopScreen {
               percent(g.get("utilization")), gib(g.get("memoryUsedBytes")), gib(g.get("memoryTotalBytes")),
               rate(g.get("powerWatts"), 0))));
     }
+  }
+
+  /** The fleet's good requests per second per SLO ({@code ttft 4.2, e2e 3.9}), or N/A without SLOs. */
+  private static String goodRequests(JsonNode perSlo) {
+    List<String> parts = new ArrayList<>();
+    perSlo.fields().forEachRemaining(e -> parts.add(e.getKey() + " " + rate(e.getValue(), 2)));
+    return parts.isEmpty() ? NA : String.join(", ", parts);
   }
 
   /** Joules with three significant digits, or N/A. */

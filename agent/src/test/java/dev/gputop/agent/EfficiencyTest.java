@@ -346,6 +346,8 @@ class EfficiencyTest {
     String table = String.join("\n", TopScreen.render(new TopScreen.View(snap, null, 0, true, "test", null), 200)
         .stream().map(Object::toString).toList());
     // 610 W x 5 s over 1000 tokens: 3.05 J per token, both GPUs in the row and the detail.
+    // The fleet: 1000 tokens for 3050 J (nogpu's tokens don't count), no SLO configured.
+    assertThat(table).contains("· 0.328 tok/J · good req/s N/A");
     assertThat(table).contains("GPUS", "J/TOK").containsPattern("tp2 .* 0,1 +3\\.05")
         .containsPattern("nogpu .* N/A +N/A");
     assertThat(table).contains("Efficiency: 610 W · 3.05 J/gen tok · 0.763 J/prompt tok · 100 tok/s per GPU")

@@ -119,6 +119,7 @@ class LiveViewIT {
     // NVML is off here: no server's GPUs are known, and the page says so (docs/inference.md, Efficiency).
     assertThat(cellText(b, "vllm-dp2", "joulesPerGeneratedToken")).isEqualTo("N/A (no_gpus)");
     assertThat(cellText(b, "vllm-dp2", "gpus")).isEqualTo("N/A");
+    assertThat(text(b, "overview")).contains("tokens per joule N/A").contains("good req/s N/A");
     assertThat(cellText(b, "vllm-dp2", "ttftP99")).isNotEqualTo("N/A").matches("[0-9.]+ m?s");
     assertThat((String) js(b, "return document.querySelector('#gpus tbody').textContent;")).contains("No GPUs").contains("disabled");
     // The demo's load fills a KV cache within its first 30 s: the page shows the alert.

@@ -80,6 +80,10 @@
       ['worst ITL p50', seconds(o.worstItlP50), 'worstItlP50'],
       ['generation', isNum(o.generationTokensPerSecond) ? o.generationTokensPerSecond.toFixed(0) + ' tok/s' : NA, 'generationTokensPerSecond'],
       ['waiting', count(o.waiting), 'waiting'],
+      ['tokens per joule', isNum(o.generationTokensPerJoule) ? o.generationTokensPerJoule.toPrecision(3) + ' tok/J' : NA, 'generationTokensPerJoule'],
+      ['good req/s', Object.keys(o.goodRequestsPerSecond || {}).map(function (k) {
+        return k + ' ' + number(o.goodRequestsPerSecond[k], 2);
+      }).join(', ') || NA, 'goodRequestsPerSecond'],
     ];
     parts.forEach(function (p, i) {
       if (i > 0) box.appendChild(document.createTextNode(' · '));
