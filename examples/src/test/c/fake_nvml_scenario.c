@@ -11,6 +11,8 @@
  *                           row remap, two NVLink links, PCIe replays and NVLink CRC errors
  *                           rising by 10 per second (Xid events come through FAKE_NVML_XID_FILE,
  *                           which the fake itself reads)
+ *   FAKE_NVML_ENERGY_GROWS  1: every GPU's energy counter grows with the time since init at its
+ *                           power (GPU i: 100 + 10 i W), as the fake's own environment scenario does
  *
  * Build: gcc -shared -fPIC -O2 -o libnvidia-ml.so.1 fake_nvml.c fake_nvml_scenario.c
  */
@@ -21,6 +23,7 @@
 void fake_nvml_reset(int count);
 int fake_nvml_set(int dev, const char *field, long long value);
 int fake_nvml_add_process(int dev, unsigned int pid, unsigned long long usedBytes);
+void fake_nvml_grow_energy(int on);
 
 __attribute__((constructor)) static void fake_nvml_scenario(void) {
   const char *lost = getenv("FAKE_NVML_LOST");
@@ -43,6 +46,10 @@ __attribute__((constructor)) static void fake_nvml_scenario(void) {
     }
   }
   fake_nvml_set(atoi(lost), "lost", 1);
+  const char *grows = getenv("FAKE_NVML_ENERGY_GROWS");
+  if (grows != NULL && atoi(grows) == 1) {
+    fake_nvml_grow_energy(1);
+  }
   const char *faulty = getenv("FAKE_NVML_FAULTY");
   if (faulty != NULL) {
     int gpu = atoi(faulty);

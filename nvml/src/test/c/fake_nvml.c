@@ -98,6 +98,8 @@ typedef struct fake_device {
   unsigned long long mem_total, mem_reserved, mem_used;
   unsigned int util_gpu, util_mem, power_mw, power_limit_mw, temperature, fan;
   unsigned long long energy_mj;
+  /* 1: the GPU has no total energy counter (before Volta): NVML_ERROR_NOT_SUPPORTED */
+  unsigned int energy_none;
   unsigned int clocks[4];
   unsigned long long throttle, ecc[2], pcie_tx, pcie_rx;
   unsigned int mig_mode, gi, ci;
@@ -276,6 +278,7 @@ static unsigned int *u32_field(fake_device *d, const char *f) {
   if (!strcmp(f, "pcie.replay")) return &d->pcie_replay;
   if (!strcmp(f, "nvlink.count")) return &d->nvlinks;
   if (!strcmp(f, "fault.rate")) return &d->fault_rate;
+  if (!strcmp(f, "energy.none")) return &d->energy_none;
   return NULL;
 }
 
@@ -287,7 +290,8 @@ static unsigned int *u32_field(fake_device *d, const char *f) {
  * mig.mode, lost (1 = fallen off the bus), memory.retirement (0 none, 1 retired pages, 2 row
  * remapping: the default), remap.correctable/.uncorrectable/.pending/.failed, retired.sbe/.dbe/
  * .pending, pcie.replay, nvlink.count (links, at most 36; 0 = no NVLink, the default), fault.rate
- * (PCIe replays and CRC data errors of every active link added per second since init). Returns 0,
+ * (PCIe replays and CRC data errors of every active link added per second since init), energy.none
+ * (1 = a GPU without the total energy counter, before Volta: NVML_ERROR_NOT_SUPPORTED). Returns 0,
  * or -1 for an unknown field or device.
  */
 int fake_nvml_set(int dev, const char *field, long long value) {
@@ -393,6 +397,24 @@ int fake_nvml_add_mig(int parent, unsigned int gi, unsigned int ci, unsigned lon
   }
   return -1;
 }
+
+/**
+ * Runs GPU dev (-1: every GPU) for millis milliseconds of the test's clock at its configured
+ * power: its total energy counter grows by power (mW) x millis / 1000 mJ, as the driver's does.
+ * A lost GPU's counter does not move. Returns 0, or -1 for an unknown device.
+ */
+int fake_nvml_run(int dev, long long millis) {
+  if (dev >= POOL || (dev >= 0 && !pool[dev].in_use)) return -1;
+  for (int i = 0; i < MAX_GPUS; i++) {
+    if ((dev < 0 || dev == i) && pool[i].in_use && !pool[i].lost) {
+      pool[i].energy_mj += (unsigned long long) pool[i].power_mw * (unsigned long long) millis / 1000ULL;
+    }
+  }
+  return 0;
+}
+
+/** 1: every GPU's energy counter grows with the time since init at its power, as in the environment's scenario. */
+void fake_nvml_grow_energy(int on) { energy_grows = on ? 1 : 0; }
 
 /**
  * Makes function fn return code for device dev (-1: any device, and functions without a device)
@@ -648,7 +670,7 @@ nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(fake_device *dev, unsigned int *lim
 
 nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(fake_device *dev, unsigned long long *energy) {
   DEVICE_ENTRY(dev);
-  if (dev->is_mig) return NVML_ERROR_NOT_SUPPORTED;
+  if (dev->is_mig || dev->energy_none) return NVML_ERROR_NOT_SUPPORTED;
   unsigned long long e = dev->energy_mj;
   if (energy_grows) {
     struct timespec now;

@@ -62,7 +62,9 @@ final class TopScreen {
       new Column("E2E p99", 8, 4, false, s -> why(s, "e2e", seconds(s.path("e2e").get("p99")))),
       new Column("REQ/S", 7, 3, false, s -> why(s, "requestsPerSecond", rate(s.get("requestsPerSecond"), 2))),
       new Column("PROMPT/S", 9, 5, false, s -> why(s, "promptTokensPerSecond", rate(s.get("promptTokensPerSecond"), 0))),
-      new Column("GEN/S", 8, 3, false, s -> why(s, "generationTokensPerSecond", rate(s.get("generationTokensPerSecond"), 0))));
+      new Column("GEN/S", 8, 3, false, s -> why(s, "generationTokensPerSecond", rate(s.get("generationTokensPerSecond"), 0))),
+      new Column("GPUS", 7, 5, true, s -> s.path("gpus").size() == 0 ? NA : join(s.path("gpus")).replace(" ", "")),
+      new Column("J/TOK", 7, 6, false, s -> joules(s.path("efficiency"), "joulesPerGeneratedToken")));
 
   /** {@code shown}, or where it is N/A the snapshot's reason for {@code field}, short. */
   static String why(JsonNode server, String field, String shown) {
@@ -114,7 +116,9 @@ final class TopScreen {
     out.add(plain("Serving: " + up + "/" + servers.size() + " up · worst TTFT p99 " + seconds(o.get("worstTtftP99"))
         + " · worst ITL p50 " + seconds(o.get("worstItlP50"))
         + " · generation " + rate(o.get("generationTokensPerSecond"), 0) + " tok/s"
-        + " · waiting " + count(o.get("waiting"))));
+        + " · waiting " + count(o.get("waiting"))
+        + " · " + joules(o, "generationTokensPerJoule") + " tok/J"
+        + " · good req/s " + goodRequests(o.path("goodRequestsPerSecond"))));
     JsonNode alerts = snap.path("alerts");
     if (alerts.size() == 0) {
       out.add(plain("Alerts: none"));
@@ -171,6 +175,39 @@ final class TopScreen {
     }
   }
 
+  /**
+   * The server's efficiency (docs/inference.md, "Efficiency"): power, energy per token, tokens/s
+   * per GPU and cost, or why they are N/A, then each of its GPUs as NVML reads it.
+   */
+  private static void efficiency(List<AttributedString> out, JsonNode e) {
+    String why = e.hasNonNull("unavailable") ? " (" + e.get("unavailable").asText() + ")" : "";
+    out.add(plain("Efficiency" + why + ": " + rate(e.get("powerWatts"), 0) + " W · "
+        + joules(e, "joulesPerGeneratedToken") + " J/gen tok · " + joules(e, "joulesPerPromptToken")
+        + " J/prompt tok" + (e.path("estimated").asBoolean() ? " (estimated)" : "")
+        + " · " + rate(e.get("generationTokensPerSecondPerGpu"), 0) + " tok/s per GPU"
+        + (e.has("costPerMillionGeneratedTokens") ? " · " + rate(e.get("costPerMillionGeneratedTokens"), 2)
+            + " per 1M tok" : "")));
+    for (JsonNode g : e.path("gpus")) {
+      out.add(plain(g.path("lost").asBoolean() ? "  GPU " + g.path("index").asText() + " not read (lost)"
+          : String.format(Locale.ROOT, "  GPU %s · util %s · mem %s / %s · %s W", g.path("index").asText(),
+              percent(g.get("utilization")), gib(g.get("memoryUsedBytes")), gib(g.get("memoryTotalBytes")),
+              rate(g.get("powerWatts"), 0))));
+    }
+  }
+
+  /** The fleet's good requests per second per SLO ({@code ttft 4.2, e2e 3.9}), or N/A without SLOs. */
+  private static String goodRequests(JsonNode perSlo) {
+    List<String> parts = new ArrayList<>();
+    perSlo.fields().forEachRemaining(e -> parts.add(e.getKey() + " " + rate(e.getValue(), 2)));
+    return parts.isEmpty() ? NA : String.join(", ", parts);
+  }
+
+  /** Joules with three significant digits, or N/A. */
+  private static String joules(JsonNode e, String field) {
+    JsonNode v = e.get(field);
+    return v == null || !v.isNumber() ? NA : String.format(Locale.ROOT, "%.3g", v.asDouble());
+  }
+
   private static void detail(List<AttributedString> out, JsonNode s, JsonNode history, int width) {
     out.add(plain(""));
     out.add(bold(s.path("name").asText() + " · " + text(s.get("engine")) + " · " + text(s.get("state"))
@@ -193,6 +230,7 @@ final class TopScreen {
         + " · generation " + why(s, "generationTokensPerSecond", rate(s.get("generationTokensPerSecond"), 0)) + " tok/s"));
     out.add(plain("GPUs " + list(s.get("gpus")) + " · PIDs " + list(s.get("pids"))
         + " · error " + (s.hasNonNull("error") ? s.get("error").asText() : "none")));
+    efficiency(out, s.path("efficiency"));
     int points = history == null ? 0 : history.path("times").size();
     long spanMillis = 1000L * (history == null ? 600 : history.path("spanSeconds").asLong(600));
     // label, sparkline, then "latest (min–max)": the widest of these is about 40 columns

@@ -38,6 +38,7 @@ class DemoCommandTest {
       inference:
         enabled: false
         window: 45s
+        costPerGpuHour: 2.5
         discovery:
           enabled: true
           scope: all

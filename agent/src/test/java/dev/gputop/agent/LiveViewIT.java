@@ -131,6 +131,10 @@ class LiveViewIT {
     assertThat(cellAttr(b, "llamacpp", "e2eP99", "data-reason")).isEqualTo("not_exported");
     assertThat(cellText(b, "llamacpp", "kvCacheUsage")).isEqualTo("N/A");
     assertThat(cellAttr(b, "llamacpp", "kvCacheUsage", "title")).isNotEmpty();
+    // NVML is off here: no server's GPUs are known, and the page says so (docs/inference.md, Efficiency).
+    assertThat(cellText(b, "vllm-dp2", "joulesPerGeneratedToken")).isEqualTo("N/A (no_gpus)");
+    assertThat(cellText(b, "vllm-dp2", "gpus")).isEqualTo("N/A");
+    assertThat(text(b, "overview")).contains("tokens per joule N/A").contains("good req/s N/A");
     assertThat(cellText(b, "vllm-dp2", "ttftP99")).isNotEqualTo("N/A").matches("[0-9.]+ m?s");
     assertThat(cellAttr(b, "vllm-dp2", "ttftP99", "title")).isNull();
     assertThat(text(b, "legend")).contains("not exported").contains("no requests").contains("starting").contains("down");

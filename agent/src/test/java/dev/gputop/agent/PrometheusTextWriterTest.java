@@ -171,9 +171,15 @@ class PrometheusTextWriterTest {
         Both both = new Both(StandaloneSdk.agentResource(Resource.getDefault(), "node-7"), histograms, pods)) {
       StringBuilder yaml = new StringBuilder("refresh:\n  normal: 1m\nlisten: 127.0.0.1:0\nnvml:\n  library: ")
           .append(nvml).append("\ninference:\n  discovery:\n    enabled: false\n  endpoints:\n");
+      boolean first = true;
       for (Replica r : replicas.replicas()) {
         yaml.append("    - name: ").append(r.name()).append("\n      url: ").append(r.url()).append('\n');
+        if (first) {
+          yaml.append("      gpus: [1]\n"); // its efficiency: power, energy per token, the energy counter
+          first = false;
+        }
       }
+      yaml.append("  costPerGpuHour: 2.5\n");
       AgentConfig config = new ConfigLoader().parse(yaml.toString(), Map.of());
       OpenTelemetrySdk sdk = OpenTelemetrySdk.builder().setMeterProvider(both.provider).build();
       try (AgentRuntime runtime = AgentRuntime.builder(config).setOpenTelemetry(sdk)
@@ -249,9 +255,15 @@ class PrometheusTextWriterTest {
           .append("  discovery:\n    enabled: false\n  endpoints:\n")
           .append("    - name: two-models\n      url: http://127.0.0.1:").append(twoModels.getAddress().getPort())
           .append("/metrics\n");
+      boolean first = true;
       for (Replica r : replicas.replicas()) {
         yaml.append("    - name: ").append(r.name()).append("\n      url: ").append(r.url()).append('\n');
+        if (first) {
+          yaml.append("      gpus: [1]\n"); // its efficiency: power, energy per token, the energy counter
+          first = false;
+        }
       }
+      yaml.append("  costPerGpuHour: 2.5\n");
       AgentConfig config = new ConfigLoader().parse(yaml.toString(), Map.of());
       OpenTelemetrySdk sdk = OpenTelemetrySdk.builder().setMeterProvider(both.provider).build();
       dev.gputop.testing.TestReceiverContext context = new dev.gputop.testing.TestReceiverContext(config, sdk, clock);

@@ -149,6 +149,7 @@ class ComposeStackTest {
   @Test
   void prometheus_loadsTheAlertRules_andPromtoolAcceptsItsConfiguration() {
     assertThat(mounts("prometheus")).containsEntry("/etc/prometheus/rules/gputop-alerts.yml", "../prometheus/alerts.yml")
+        .containsEntry("/etc/prometheus/rules/gputop-efficiency.yml", "../prometheus/efficiency.yml")
         .containsEntry("/etc/prometheus/prometheus.yml", "./prometheus/prometheus.yml");
     JsonNode config = Examples.yaml("docker-compose/prometheus/prometheus.yml");
     assertThat(config.path("rule_files").get(0).asText()).isEqualTo("/etc/prometheus/rules/*.yml");

@@ -180,4 +180,20 @@ class DashboardTest {
           assertThat(recorded).anySatisfy(r -> assertThat(r).isNotEmpty().isEqualTo(e.replaceAll("\\{.*", ""))));
     }
   }
+
+  @Test
+  void dashboard_hasTheEfficiencyRow() {
+    Map<String, List<String>> byTitle = new java.util.LinkedHashMap<>();
+    for (Dashboard.Query q : dashboard.queries()) {
+      byTitle.computeIfAbsent(q.panelTitle(), k -> new ArrayList<>()).add(q.expr());
+    }
+    // Energy per token from the counters (any range, over restarts), by model of single-model servers.
+    assertThat(String.join("\n", byTitle.get("Energy per generated token by model")))
+        .contains("increase(gputop_inference_energy_joules_total{", "increase(gputop_inference_generation_tokens_total{",
+            "sum by (gen_ai_request_model)", "== 1");
+    assertThat(String.join("\n", byTitle.get("Generated tokens/s per GPU")))
+        .contains("gputop_inference_generation_tokens_per_gpu_rate_per_second{");
+    assertThat(String.join("\n", byTitle.get("Good requests/s by SLO")))
+        .contains("sum by (slo) (gputop_inference_slo_good_request_rate_per_second{");
+  }
 }

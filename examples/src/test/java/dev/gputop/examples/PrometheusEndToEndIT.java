@@ -89,6 +89,11 @@ class PrometheusEndToEndIT {
    * agent's k-th scrape its total is exactly 10 (k - 1), the restart included.
    */
   private static com.sun.net.httpserver.HttpServer restarting;
+  private static com.sun.net.httpserver.HttpServer efficient;
+  private static final long EFFICIENT_ORIGIN = System.nanoTime();
+  private static final double EFFICIENT_TOKENS_PER_SECOND = 1000;
+  /** GPU 3's power in the fake: 100 + 10 x 3 W. */
+  private static final double GPU3_WATTS = 130;
   private static final java.util.concurrent.atomic.AtomicLong restartingScrapes = new java.util.concurrent.atomic.AtomicLong();
   private static final int RESTART_AT = 8;
   private static final List<Background> processes = new ArrayList<>();
@@ -160,6 +165,12 @@ class PrometheusEndToEndIT {
     sloBreach.start();
 
     twoModels = serve(() -> twoModelsExposition(twoModelScrapes.incrementAndGet()));
+    // A vLLM on GPU 3 generating EFFICIENT_TOKENS_PER_SECOND on the monotonic clock the fake's
+    // energy counters grow on (CLOCK_MONOTONIC, System.nanoTime's): its joules per token are
+    // GPU 3's 130 W over that rate, whatever the window.
+    efficient = serve(() -> "# TYPE vllm:generation_tokens counter\n"
+        + "vllm:generation_tokens_total{model_name=\"e\"} "
+        + (System.nanoTime() - EFFICIENT_ORIGIN) / 1_000_000_000.0 * EFFICIENT_TOKENS_PER_SECOND + "\n");
     restarting = serve(() -> restartingExposition(restartingScrapes.incrementAndGet()));
 
     // The agent.
@@ -193,6 +204,9 @@ class PrometheusEndToEndIT {
         "      url: http://127.0.0.1:" + twoModels.getAddress().getPort() + "/metrics",
         "    - name: restarting",
         "      url: http://127.0.0.1:" + restarting.getAddress().getPort() + "/metrics",
+        "    - name: efficient",
+        "      url: http://127.0.0.1:" + efficient.getAddress().getPort() + "/metrics",
+        "      gpus: [3]",
         // The targets and objective slo.yml assumes, so the agent's attainment and the rules' agree.
         "  slo:",
         "    ttft: 1s",
@@ -207,7 +221,8 @@ class PrometheusEndToEndIT {
     ProcessBuilder agent = new ProcessBuilder(javaBin, "-jar", jar.toAbsolutePath().toString(), "run", "--config", agentYaml.toString())
         .directory(work.toFile());
     long vllmPid = replicas.process.pid();
-    agent.environment().put("FAKE_NVML_DEVICE_COUNT", "3");
+    agent.environment().put("FAKE_NVML_DEVICE_COUNT", "4");
+    agent.environment().put("FAKE_NVML_ENERGY_GROWS", "1");
     agent.environment().put("FAKE_NVML_LOST", "2");
     // GPU 0 has memory and link faults (a failed and a pending row remap, rising PCIe replays and
     // NVLink errors), and gets an Xid 48 once Prometheus has its counter at 0.
@@ -239,6 +254,7 @@ class PrometheusEndToEndIT {
         "rule_files:",
         "  - " + Examples.file("prometheus/alerts.yml").toAbsolutePath(),
         "  - " + Examples.file("prometheus/slo.yml").toAbsolutePath(),
+        "  - " + Examples.file("prometheus/efficiency.yml").toAbsolutePath(),
         "scrape_configs:",
         "  - job_name: " + Examples.AGENT_JOB,
         "    static_configs:",
@@ -273,6 +289,9 @@ class PrometheusEndToEndIT {
     }
     if (restarting != null) {
       restarting.stop(0);
+    }
+    if (efficient != null) {
+      efficient.stop(0);
     }
     if (work != null) {
       try (var files = Files.walk(work)) {
@@ -448,6 +467,32 @@ class PrometheusEndToEndIT {
     double models = value(prometheus.query("sum(gputop_inference_model_requests_total{server=\"two-models\", outcome=\"success\"})"));
     assertThat(models).isEqualTo(server).isPositive();
     assertThat(server % 13).as("13 requests per scrape of the two models together").isZero();
+  }
+
+  @Test
+  void energyPerToken_fromTheExportedCountersInPromql_isTheAgentsOwn() {
+    String sel = "{server=\"efficient\"}";
+    double expected = GPU3_WATTS / EFFICIENT_TOKENS_PER_SECOND;
+    double agent = value(prometheus.query("gputop_inference_energy_per_generated_token_joules" + sel));
+    // The agent's window is 15 s; Prometheus scrapes it every 2 s: the last 14 s of its samples.
+    double promql = value(prometheus.query("increase(gputop_inference_energy_joules_total" + sel + "[15s])"
+        + " / increase(gputop_inference_generation_tokens_total" + sel + "[15s])"));
+    double recorded = value(prometheus.query("gputop:energy_per_generated_token:joules_increase1h" + sel));
+    // Each scrape's energy is NVML's newest sample, taken on the NVML receiver's own 1 s refresh:
+    // at most one refresh apart from the scrape at either end of a range of at least 13 s, so
+    // the energy's span and the tokens' differ by at most 2 s of 13: 16%.
+    org.assertj.core.data.Percentage bound = org.assertj.core.data.Percentage.withPercentage(16);
+    System.out.printf("PrometheusEndToEndIT: joules per generated token of 'efficient': expected %.4f,"
+        + " agent %.4f, PromQL increase()/increase() %.4f, efficiency.yml 1h %.4f%n", expected, agent, promql, recorded);
+    assertThat(agent).as("the agent's live value").isCloseTo(expected, bound);
+    assertThat(promql).as("PromQL from the exported counters").isCloseTo(expected, bound);
+    assertThat(recorded).as("efficiency.yml's rule").isCloseTo(expected, bound);
+    assertThat(value(prometheus.query("gputop_inference_power_watts" + sel))).isEqualTo(GPU3_WATTS);
+    // The discovered vLLM runs on GPUs 0 and 1 (the test's JVM on GPU 1 is no server): both
+    // GPUs' power, and an energy counter that grows.
+    String vllm = "{server=\"" + discoveredName + "\"}";
+    assertThat(value(prometheus.query("gputop_inference_power_watts" + vllm))).isEqualTo(210);
+    assertThat(value(prometheus.query("increase(gputop_inference_energy_joules_total" + vllm + "[30s])"))).isPositive();
   }
 
   @Test

@@ -27,10 +27,13 @@ import dev.gputop.inference.parse.ParserLimits;
 import dev.gputop.inference.parse.ParserTables;
 import dev.gputop.inference.scrape.ScrapeResult;
 import dev.gputop.inference.scrape.Scraper;
+import dev.gputop.inference.stats.Efficiency;
 import dev.gputop.inference.stats.ServerCounters;
+import dev.gputop.inference.stats.ServerEnergy;
 import dev.gputop.inference.stats.ServerStats;
 import dev.gputop.inference.stats.WindowStatistics;
 import dev.gputop.inference.window.ServerWindow;
+import dev.gputop.config.services.GpuPowerSource;
 import dev.gputop.config.services.ProcessOwnerLookup;
 import io.opentelemetry.api.OpenTelemetry;
 import java.net.URI;
@@ -46,6 +49,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -84,6 +88,8 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
       new AtomicReference<>(InferenceSnapshot.empty());
   private final InferenceMetrics metrics;
   private final AtomicBoolean closed = new AtomicBoolean();
+  /** The NVML receiver's GPU readings, looked up each cycle (null: none, no NVML receiver). */
+  private volatile Supplier<GpuPowerSource> gpuPower = () -> null;
 
   /**
    * @param config {@code inference.*}
@@ -124,6 +130,15 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
     this.metrics = new InferenceMetrics(openTelemetry, snapshot::get);
   }
 
+  /**
+   * Reads each server's GPUs (power, energy) from {@code source} on every cycle, for the servers'
+   * {@code efficiency}; the supplier may give null (no NVML receiver). Returns this receiver.
+   */
+  InferenceReceiver withGpuPower(Supplier<GpuPowerSource> source) {
+    this.gpuPower = Objects.requireNonNull(source, "source");
+    return this;
+  }
+
   @Override
   public String name() {
     return "inference";
@@ -143,7 +158,8 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
       InferenceSnapshot last = snapshot.get();
       snapshot.set(new InferenceSnapshot(last.servers(), last.overview(), last.alerts(), last.discovery(),
           HealthStatus.unhealthy(List.of("internal error in the inference receiver: " + e)),
-          last.points(), last.up(), last.info(), last.states(), last.histograms(), last.counters(), last.owners(), last.pods()));
+          last.points(), last.up(), last.info(), last.states(), last.histograms(), last.counters(), last.owners(), last.pods(),
+          last.efficiency()));
     }
   }
 
@@ -164,7 +180,11 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
       return source + " " + endpoint.name() + " " + endpoint.url();
     }
 
+    /** The GPUs configured for the endpoint ({@code gpus:}), else those discovery found. */
     List<Integer> gpus() {
+      if (!endpoint.gpus().isEmpty()) {
+        return endpoint.gpus();
+      }
       return found == null ? List.of() : found.gpus();
     }
 
@@ -186,12 +206,34 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
 
     Map<Endpoint, ScrapeResult> results = scrape(targets);
 
+    GpuPowerSource.Readings readings = readings();
+    // A GPU that runs two servers can't have its energy split between them (docs/inference.md).
+    Map<Integer, Integer> serversPerGpu = new HashMap<>();
+    for (Target t : targets) {
+      for (Integer g : new HashSet<>(t.gpus())) {
+        serversPerGpu.merge(g, 1, Integer::sum);
+      }
+    }
+
     Set<String> live = new HashSet<>();
     SnapshotBuilder out = new SnapshotBuilder(exportCache);
     for (Target t : targets) {
       live.add(t.key());
       ServerState st = states.computeIfAbsent(t.key(), k -> newState(t));
       st.accept(results.get(t.endpoint()), nanos, epoch, mapper);
+      List<Integer> gpus = t.gpus();
+      boolean shared = false;
+      for (Integer g : gpus) {
+        shared |= serversPerGpu.getOrDefault(g, 0) > 1;
+      }
+      if (st.addedNanos != 0 && !gpus.isEmpty()) {
+        st.energy.add(st.addedNanos, st.addedEpochNanos, gpus, shared, readings, st.counters);
+      }
+      ServerEnergy.Window energyWindow = null;
+      if (st.window.size() > 0 && st.energy.started()) {
+        st.energy.trim(st.window.nanos(0));
+        energyWindow = st.energy.window(st.window.nanos(0));
+      }
 
       String state = st.state();
       boolean down = "down".equals(state);
@@ -208,14 +250,29 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
               config.slo().resolve(t.name(), engine, model, t.endpoint().slo())));
         }
       }
-      out.add(new SnapshotBuilder.Server(t.name(), t.url().toString(), t.source(), t.gpus(), t.pids(),
+      Efficiency efficiency = Efficiency.of(gpus, shared, readings, energyWindow,
+          stats.generationTokensPerSecond(), config.costPerGpuHour());
+      out.add(new SnapshotBuilder.Server(t.name(), t.url().toString(), t.source(), gpus, t.pids(),
           engine, st.engine != Engine.UNKNOWN, state, st.error, stats, models, st.window, t.pod(),
-          st.counters, served));
+          st.counters, served, efficiency, gpus.isEmpty() || shared ? null : st.energy));
     }
     // Servers that left discovery (or config) leave now, with everything they held.
     states.keySet().retainAll(live);
 
     snapshot.set(out.build(new DiscoverySection(found.skipped(), notes)));
+  }
+
+  /** NVML's latest readings, or none (no NVML receiver, or it failed). */
+  private GpuPowerSource.Readings readings() {
+    try {
+      GpuPowerSource source = gpuPower.get();
+      GpuPowerSource.Readings r = source == null ? null : source.gpuReadings();
+      failures.success("gpus", "Reading the GPUs' power");
+      return r == null ? GpuPowerSource.Readings.NONE : r;
+    } catch (RuntimeException e) {
+      failures.failure("gpus", "Reading the GPUs' power", e);
+      return GpuPowerSource.Readings.NONE;
+    }
   }
 
   /**
@@ -321,7 +378,8 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
     }
     return new ServerState(t.name(), CONFIGURED.equals(t.source()),
         t.found() == null ? Engine.UNKNOWN.id() : t.found().engine(),
-        new ExpositionParser(limits, parserTables), new ServerWindow(config.window(), maxScrapes));
+        new ExpositionParser(limits, parserTables), new ServerWindow(config.window(), maxScrapes),
+        new ServerEnergy(maxScrapes));
   }
 
   @Override
@@ -382,6 +440,11 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
     final ServerWindow window;
     /** The server's monotonic totals since the agent first read it (docs/metrics.md, "Counters"). */
     final ServerCounters counters = new ServerCounters();
+    /** The energy of its GPUs since the agent's first sample (docs/inference.md, "Efficiency"). */
+    final ServerEnergy energy;
+    /** The times of the scrape this cycle added to the window and counters, or 0 when none. */
+    long addedNanos;
+    long addedEpochNanos;
     static final long RESTART_LOG_INTERVAL_NANOS = 60_000_000_000L;
 
     Engine engine = Engine.UNKNOWN;
@@ -397,7 +460,9 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
     boolean scraped;
     String error;
 
-    ServerState(String name, boolean configured, String engineId, ExpositionParser parser, ServerWindow window) {
+    ServerState(String name, boolean configured, String engineId, ExpositionParser parser, ServerWindow window,
+        ServerEnergy energy) {
+      this.energy = energy;
       this.name = name;
       this.configured = configured;
       this.engineId = engineId;
@@ -409,6 +474,7 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
       boolean wasOk = ok;
       boolean first = !scraped;
       String failure = null;
+      addedNanos = 0;
       if (r == null) {
         failure = "not scraped";
       } else if (!r.ok()) {
@@ -421,6 +487,8 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
           long scrapeEpoch = r.startEpochNanos() > 0 ? r.startEpochNanos() : epoch;
           String restart = window.add(r.startNanos(), scrapeEpoch, s);
           counters.add(scrapeEpoch, s);
+          addedNanos = r.startNanos();
+          addedEpochNanos = scrapeEpoch;
           if (restart != null) {
             // A server whose counters flap would log every cycle: once a minute at INFO.
             boolean loud = lastRestartLogNanos == 0 || nanos - lastRestartLogNanos >= RESTART_LOG_INTERVAL_NANOS;

@@ -10,6 +10,7 @@ import dev.gputop.inference.engine.EngineMapper;
 import dev.gputop.inference.engine.EngineProfiles;
 import dev.gputop.inference.engine.UserProfiles;
 import dev.gputop.inference.scrape.HttpScraper;
+import dev.gputop.config.services.GpuPowerSource;
 import dev.gputop.config.services.GpuProcessSource;
 import dev.gputop.config.services.ProcessOwnerLookup;
 import java.util.logging.Level;
@@ -73,7 +74,8 @@ public final class InferenceReceiverProvider implements ReceiverProvider {
         .withProfiles(profiles);
     InferenceReceiver receiver = new InferenceReceiver(
         config, agent.refreshNormal(), scraper, discovery, context.clock(), context.openTelemetry(),
-        new EngineMapper(profiles));
+        new EngineMapper(profiles))
+        .withGpuPower(() -> context.lookup(GpuPowerSource.class));
     context.publish(ProcessOwnerLookup.class, receiver);
     return receiver;
   }

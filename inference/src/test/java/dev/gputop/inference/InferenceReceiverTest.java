@@ -136,13 +136,17 @@ class InferenceReceiverTest {
           "gpus", "pids", "running", "waiting", "kvCacheUsage", "prefixHitRatio", "requestsPerSecond",
           "promptTokensPerSecond", "generationTokensPerSecond", "preemptionsPerSecond", "ttft", "itl", "tpot",
           "e2e", "queue", "ttftApproxMean", "failedRequestsPerSecond", "abortedRequestsPerSecond", "specDecodeAcceptanceRate", "prefill", "decode", "finishReasons", "slo", "models",
-          "unreadFamilies", "missing", "unavailable");
+          "unreadFamilies", "missing", "unavailable", "efficiency");
+      assertThat(names(s.get("efficiency"))).containsExactlyInAnyOrder("unavailable", "gpus", "powerWatts",
+          "joulesPerGeneratedToken", "joulesPerPromptToken", "estimated", "generationTokensPerSecondPerGpu");
+      assertThat(s.get("efficiency").get("unavailable").asText()).isEqualTo("no_gpus");
       assertThat(names(s.get("slo"))).containsExactlyInAnyOrder("ttft", "itl", "e2e", "queue");
       assertThat(names(s.get("ttft"))).containsExactlyInAnyOrder("mean", "p50", "p90", "p99", "count");
       assertThat(s.get("error").isNull()).isTrue();
       assertThat(s.get("ttft").get("count").asLong()).isEqualTo(40);
       assertThat(names(doc.get("overview").get("serving"))).containsExactlyInAnyOrder(
-          "worstTtftP99", "worstItlP50", "generationTokensPerSecond", "waiting", "worstSloAttainment");
+          "worstTtftP99", "worstItlP50", "generationTokensPerSecond", "waiting", "worstSloAttainment",
+          "generationTokensPerJoule", "goodRequestsPerSecond");
       assertThat(names(doc.get("discovery"))).containsExactlyInAnyOrder("skipped", "notes");
     }
   }

@@ -1,6 +1,8 @@
 package dev.gputop.nvml;
 
+import dev.gputop.config.services.GpuPowerSource;
 import dev.gputop.config.services.GpuProcessSource;
+import dev.gputop.config.services.GpuReading;
 import dev.gputop.config.services.ProcessOwnerLookup;
 import dev.gputop.config.services.GpuProcess;
 import dev.gputop.config.Clock;
@@ -36,7 +38,7 @@ import java.util.logging.Logger;
  * <p>Thread-safety: {@link #refresh()} runs on one agent thread at a time; everything else reads
  * the latest snapshot through an {@link AtomicReference} and may be called from any thread.
  */
-public final class NvmlReceiver implements Receiver, GpuProcessSource {
+public final class NvmlReceiver implements Receiver, GpuProcessSource, GpuPowerSource {
 
   private static final Logger logger = Logger.getLogger(NvmlReceiver.class.getName());
 
@@ -53,13 +55,14 @@ public final class NvmlReceiver implements Receiver, GpuProcessSource {
       HealthStatus health,
       List<NvmlMetrics.DeviceView> devices,
       List<NvmlMetrics.ProcessView> processes,
-      List<NvmlMetrics.XidView> xids)
+      List<NvmlMetrics.XidView> xids,
+      GpuPowerSource.Readings readings)
       implements NvmlMetrics.Source {
 
     static Snapshot unavailable(String reason) {
       return new Snapshot(
           false, reason, GpuSample.empty(null), List.of(), List.of(),
-          HealthStatus.unavailable(reason), List.of(), List.of(), List.of());
+          HealthStatus.unavailable(reason), List.of(), List.of(), List.of(), GpuPowerSource.Readings.NONE);
     }
   }
 
@@ -110,6 +113,7 @@ public final class NvmlReceiver implements Receiver, GpuProcessSource {
     this.snapshot = new AtomicReference<>(Snapshot.unavailable("NVML not sampled yet"));
     this.metrics = new NvmlMetrics(context.openTelemetry().getMeter("dev.gputop.nvml"), snapshot::get);
     context.publish(GpuProcessSource.class, this);
+    context.publish(GpuPowerSource.class, this);
   }
 
   @Override
@@ -131,7 +135,8 @@ public final class NvmlReceiver implements Receiver, GpuProcessSource {
       }
     }
     try {
-      publish(nvml.sample());
+      long sampledNanos = clock.nanoTime();
+      publish(nvml.sample(), sampledNanos);
       sampleFailures.success(NAME, "NVML sample");
     } catch (RuntimeException e) {
       // Not expected from the binding; never let it stop the agent's scheduler.
@@ -140,7 +145,9 @@ public final class NvmlReceiver implements Receiver, GpuProcessSource {
       snapshot.set(
           new Snapshot(true, null, previous.sample(), previous.entries(), previous.alerts(),
               HealthStatus.unhealthy(List.of("NVML sample failed: " + e)), previous.devices(),
-              previous.processes(), previous.xids()));
+              previous.processes(), previous.xids(),
+              // No readings: a server's energy over this sample is not known (N/A, not a zero).
+              GpuPowerSource.Readings.NONE));
     }
   }
 
@@ -216,7 +223,7 @@ public final class NvmlReceiver implements Receiver, GpuProcessSource {
     snapshot.set(Snapshot.unavailable(reason));
   }
 
-  private void publish(GpuSample sample) {
+  private void publish(GpuSample sample, long sampledNanos) {
     if (sample.devices().isEmpty()) {
       unavailable("NVML found no NVIDIA GPU");
       return;
@@ -306,7 +313,22 @@ public final class NvmlReceiver implements Receiver, GpuProcessSource {
     HealthStatus health = reasons.isEmpty() ? HealthStatus.healthy() : HealthStatus.unhealthy(reasons);
     snapshot.set(
         new Snapshot(true, null, sample, entries, List.copyOf(alerts), health, List.copyOf(devices),
-            List.copyOf(processes), List.copyOf(xidViews)));
+            List.copyOf(processes), List.copyOf(xidViews), readings(entries, sampledNanos)));
+  }
+
+  /** The GPUs' readings for {@link GpuPowerSource}: whole GPUs only (a MIG instance's power is its GPU's). */
+  private static GpuPowerSource.Readings readings(List<GpuEntry> entries, long sampledNanos) {
+    List<GpuReading> out = new ArrayList<>(entries.size());
+    for (GpuEntry e : entries) {
+      if (e.parentUuid() != null) {
+        continue;
+      }
+      boolean lost = GpuState.FAILED.jsonName().equals(e.state());
+      out.add(new GpuReading(e.index(), e.uuid(), lost, lost ? null : e.powerWatts(),
+          lost ? null : e.energyJoules(), lost ? null : e.utilization(),
+          lost ? null : e.memoryUsedBytes(), lost ? null : e.memoryTotalBytes()));
+    }
+    return new GpuPowerSource.Readings(sampledNanos, out);
   }
 
   @Override
@@ -341,6 +363,11 @@ public final class NvmlReceiver implements Receiver, GpuProcessSource {
   @Override
   public List<GpuProcess> gpuProcesses() {
     return snapshot.get().sample().processes();
+  }
+
+  @Override
+  public GpuPowerSource.Readings gpuReadings() {
+    return snapshot.get().readings();
   }
 
   @Override

@@ -244,6 +244,40 @@ class NvmlReceiverTest {
   }
 
   @Test
+  void gpuPowerSource_readsEachWholeGpusPowerAndEnergy_aLostOneWithoutValues_atTheSamplesTime() {
+    Control fake = FakeNvml.reset(3);
+    fake.fake_nvml_set(0, "power", 350_000);
+    fake.fake_nvml_set(0, "energy", 12_345_678);
+    fake.fake_nvml_set(2, "energy.none", 1); // a GPU before Volta: no total energy counter
+    fake.fake_nvml_add_mig(1, 1, 0, 10 * GIB);
+    TestContext ctx = new TestContext(fakeLibrary());
+    try (NvmlReceiver receiver = new NvmlReceiver(ctx, new ProcessNames())) {
+      assertThat(ctx.lookup(dev.gputop.config.services.GpuPowerSource.class)).isSameAs(receiver);
+      assertThat(receiver.gpuReadings().gpus()).isEmpty();
+      ctx.clock.advanceSeconds(7);
+      receiver.refresh();
+      var readings = receiver.gpuReadings();
+      assertThat(readings.sampleNanos()).isEqualTo(ctx.clock.nanoTime());
+      // Whole GPUs only: the MIG instance's power and energy are its GPU's.
+      assertThat(readings.gpus()).extracting(dev.gputop.config.services.GpuReading::index).containsExactly(0, 1, 2);
+      var gpu0 = readings.gpus().get(0);
+      assertThat(gpu0.uuid()).isEqualTo(GPU0);
+      assertThat(gpu0.powerWatts()).isEqualTo(350.0);
+      assertThat(gpu0.energyJoules()).isEqualTo(12_345.678);
+      assertThat(gpu0.lost()).isFalse();
+      assertThat(readings.gpus().get(2).energyJoules()).isNull();
+      assertThat(readings.gpus().get(2).powerWatts()).isEqualTo(120.0);
+
+      fake.fake_nvml_set(0, "lost", 1);
+      receiver.refresh();
+      var lost = receiver.gpuReadings().gpus().get(0);
+      assertThat(lost.lost()).isTrue();
+      assertThat(lost.powerWatts()).isNull();
+      assertThat(lost.energyJoules()).isNull();
+    }
+  }
+
+  @Test
   void refresh_migInstance_isItsOwnHwIdWithParent() {
     Control fake = FakeNvml.reset(1);
     int mig = fake.fake_nvml_add_mig(0, 1, 0, 10 * GIB);

@@ -249,14 +249,14 @@ public final class ConfigLoader {
     if (key.type instanceof ConfigType.SecretMap) {
       return secrets(node, name, key.type);
     }
-    if (key.type instanceof ConfigType.ListType list && node != null && node.value() instanceof List) {
-      List<String> out = new ArrayList<>();
+    if (key.type instanceof ConfigType.SequenceType<?> seq && node != null && node.value() instanceof List) {
+      List<Object> out = new ArrayList<>();
       for (Node element : node.list()) {
         if (!(element.value() instanceof String)) {
-          throw new ConfigException(name, element.line(), "expected a " + list.elementNoun());
+          throw new ConfigException(name, element.line(), "expected a " + seq.elementName());
         }
         try {
-          out.add(list.element((String) element.value()));
+          out.add(seq.element((String) element.value()));
         } catch (IllegalArgumentException e) {
           throw new ConfigException(name, element.line(), e.getMessage());
         }

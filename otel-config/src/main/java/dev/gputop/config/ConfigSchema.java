@@ -88,6 +88,11 @@ public final class ConfigSchema {
       key("inference.window", ConfigType.DURATION, Duration.ofMinutes(1), c -> c.inference().window(),
           "how far back rates and percentiles look (PromQL-style: newest scrape vs. oldest in the"
               + " window)");
+  public static final Key<AgentConfig, Double> INFERENCE_COST_PER_GPU_HOUR =
+      key("inference.costPerGpuHour", ConfigType.NUMBER, null, "none",
+          c -> c.inference().costPerGpuHour(),
+          "what one GPU costs per hour (a number, currency-free): each server whose GPUs are known"
+              + " gets `efficiency.costPerMillionGeneratedTokens`");
   public static final Key<AgentConfig, Boolean> DISCOVERY_ENABLED =
       key("inference.discovery.enabled", ConfigType.BOOLEAN, true,
           c -> c.inference().discovery().enabled(),
@@ -169,6 +174,12 @@ public final class ConfigSchema {
       ENDPOINTS.key("tls.insecureSkipVerify", ConfigType.BOOLEAN, false, null,
           e -> e.tls().insecureSkipVerify(),
           "accept any server certificate (labs only; logged as a warning)");
+
+  public static final Key<Endpoint, List<Integer>> ENDPOINT_GPUS =
+      ENDPOINTS.key("gpus", ConfigType.GPU_INDICES, List.of(), "discovered", Endpoint::gpus,
+          "NVML indices of the GPUs the server runs on, e.g. `[0, 1]`, for a server discovery can't"
+              + " map to its GPU processes (a container without `hostPID`):"
+              + " its `efficiency` (power, joules per token, tokens/s per GPU)");
 
   public static final Key<Endpoint, Duration> ENDPOINT_SLO_TTFT =
       ENDPOINTS.key("slo.ttft", ConfigType.DURATION, null, "inherited", e -> e.slo().ttft(),
@@ -306,7 +317,8 @@ public final class ConfigSchema {
                 v.get(SCRAPE_CONCURRENCY)),
             slo(v),
             new EnginesConfig(v.get(ENGINES_DIRECTORY), v.get(ENGINES_PROFILES),
-                v.line(ENGINES_PROFILES.path())));
+                v.line(ENGINES_PROFILES.path())),
+            v.get(INFERENCE_COST_PER_GPU_HOUR));
     NvmlConfig nvml = new NvmlConfig(v.get(NVML_ENABLED), v.get(NVML_LIBRARY));
     KubernetesConfig kubernetes =
         new KubernetesConfig(
@@ -362,7 +374,7 @@ public final class ConfigSchema {
           e.get(ENDPOINT_SLO_E2E), e.get(ENDPOINT_SLO_QUEUE), e.get(ENDPOINT_SLO_OBJECTIVE),
           e.get(ENDPOINT_SLO_MIN_REQUESTS));
       endpoints.add(new Endpoint(name, url, e.get(ENDPOINT_HEADERS),
-          e.get(ENDPOINT_BEARER_TOKEN_FILE), tls, slo));
+          e.get(ENDPOINT_BEARER_TOKEN_FILE), tls, slo, e.get(ENDPOINT_GPUS)));
     }
     return endpoints;
   }

@@ -114,6 +114,24 @@ public abstract class ConfigType<T> {
         }
       };
 
+  /** A number of zero or more, such as a price {@code 2.49}; currency-free. */
+  public static final ConfigType<Double> NUMBER =
+      new ConfigType<>("number") {
+        @Override
+        Double parse(String s) {
+          double d;
+          try {
+            d = Double.parseDouble(s.trim());
+          } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("expected a number such as 2.5, not '" + s + "'");
+          }
+          if (!(d >= 0) || Double.isInfinite(d)) {
+            throw new IllegalArgumentException("must be a finite number of zero or more, not '" + s + "'");
+          }
+          return d;
+        }
+      };
+
   /** {@code true}/{@code false}, also {@code yes}/{@code no} and {@code on}/{@code off}. */
   public static final ConfigType<Boolean> BOOLEAN =
       new ConfigType<>("boolean") {
@@ -226,6 +244,9 @@ public abstract class ConfigType<T> {
    */
   public static final ConfigType<List<String>> CIPHER_SUITES = new CipherSuiteList();
 
+  /** NVML GPU indices, such as {@code [0, 1]}: a sequence (or a single scalar) of whole numbers of 0 or more. */
+  public static final ConfigType<List<Integer>> GPU_INDICES = new IndexList();
+
   /** One of an enum's constants, written in lower case. */
   public static <E extends Enum<E>> ConfigType<E> oneOf(Class<E> type) {
     E[] values = type.getEnumConstants();
@@ -277,45 +298,87 @@ public abstract class ConfigType<T> {
   }
 
   /**
-   * A type whose value is a list, read by the loader from a sequence (or a single scalar), each
-   * element checked by {@link #element}.
+   * A type read by the loader from a sequence (or a single scalar), element by element.
+   *
+   * @param <E> the type of one element
    */
-  abstract static class ListType extends ConfigType<List<String>> {
-    private ListType(String name) {
+  abstract static class SequenceType<E> extends ConfigType<List<E>> {
+    private final String element;
+
+    private SequenceType(String name, String element) {
       super(name);
+      this.element = element;
+    }
+
+    /** What one element is, for "expected a ..." messages. */
+    String elementName() {
+      return element;
     }
 
     @Override
-    List<String> parse(String text) {
+    List<E> parse(String text) {
       return List.of(element(text));
     }
 
-    /** One element, checked; {@link IllegalArgumentException} says what is wrong with it. */
-    abstract String element(String text);
-
-    /** What one element is, for "expected a ...". */
-    abstract String elementNoun();
+    /** One element, checked. */
+    abstract E element(String text);
 
     @Override
-    Object write(List<String> value) {
+    Object write(List<E> value) {
       return value;
     }
 
     @Override
-    String doc(List<String> value) {
+    String doc(List<E> value) {
       return value.toString();
     }
   }
 
-  /** The type of {@link #CIPHER_SUITES}. */
-  static final class CipherSuiteList extends ListType {
-    private CipherSuiteList() {
-      super("list of cipher suites");
+  /** The type of {@link #GPU_INDICES}. */
+  static final class IndexList extends SequenceType<Integer> {
+    private IndexList() {
+      super("list of GPU indices", "GPU index");
     }
 
     @Override
-    String elementNoun() {
-      return "cipher suite name";
+    Integer element(String text) {
+      try {
+        int i = Integer.parseInt(text.trim());
+        if (i >= 0) {
+          return i;
+        }
+      } catch (NumberFormatException e) {
+        // the message below
+      }
+      throw new IllegalArgumentException("a GPU index is a whole number of 0 or more (NVML's index), not '" + text + "'");
+    }
+  }
+
+  /** The type of {@link #PATHS}: read by the loader from a sequence (or a single scalar). */
+  static final class PathList extends SequenceType<String> {
+    private PathList() {
+      super("list of paths", "path");
+    }
+
+    @Override
+    String element(String text) {
+      return path(text);
+    }
+
+    /** One element, checked. */
+    String path(String text) {
+      String p = text.trim();
+      if (!p.startsWith("/")) {
+        throw new IllegalArgumentException("a path starts with '/', not '" + text + "'");
+      }
+      return p;
+    }
+  }
+
+  /** The type of {@link #CIPHER_SUITES}. */
+  static final class CipherSuiteList extends SequenceType<String> {
+    private CipherSuiteList() {
+      super("list of cipher suites", "cipher suite name");
     }
 
     @Override
@@ -337,32 +400,6 @@ public abstract class ConfigType<T> {
           throw new IllegalStateException("the JVM has no TLS", e);
         }
       }
-    }
-  }
-
-  /** The type of {@link #PATHS}. */
-  static final class PathList extends ListType {
-    private PathList() {
-      super("list of paths");
-    }
-
-    @Override
-    String elementNoun() {
-      return "path";
-    }
-
-    @Override
-    String element(String text) {
-      return path(text);
-    }
-
-    /** One element, checked. */
-    String path(String text) {
-      String p = text.trim();
-      if (!p.startsWith("/")) {
-        throw new IllegalArgumentException("a path starts with '/', not '" + text + "'");
-      }
-      return p;
     }
   }
 

@@ -2,6 +2,7 @@ package dev.gputop.config;
 
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
@@ -23,10 +24,13 @@ import java.util.Objects;
  * @param tls TLS settings for https URLs; {@link TlsConfig#defaults()} for the JVM's trust store
  * @param slo the endpoint's own SLO targets ({@code inference.endpoints[].slo}), stronger than
  *     {@code inference.slo} and its overrides; {@link SloTargets#NONE} for none
+ * @param gpus the NVML indices of the GPUs the server runs on ({@code inference.endpoints[].gpus}),
+ *     for a server discovery can't map to its GPU processes; empty when not configured (discovery's
+ *     GPUs then apply, if it finds the server)
  */
 public record Endpoint(
     String name, URI url, Map<String, String> headers, String bearerTokenFile, TlsConfig tls,
-    SloTargets slo) {
+    SloTargets slo, List<Integer> gpus) {
 
   /**
    * @throws IllegalArgumentException when the URL is not http(s) or has no host
@@ -38,6 +42,15 @@ public record Endpoint(
     Objects.requireNonNull(slo, "slo");
     check(url, url.toString());
     headers = Map.copyOf(headers);
+    // A GPU named twice is one GPU: its energy must not count twice.
+    gpus = gpus == null ? List.of() : List.copyOf(new java.util.LinkedHashSet<>(gpus));
+  }
+
+  /** An endpoint without GPUs of its own. */
+  public Endpoint(
+      String name, URI url, Map<String, String> headers, String bearerTokenFile, TlsConfig tls,
+      SloTargets slo) {
+    this(name, url, headers, bearerTokenFile, tls, slo, List.of());
   }
 
   /** An endpoint without SLO targets of its own. */
@@ -102,6 +115,7 @@ public record Endpoint(
   @Override
   public String toString() {
     return "Endpoint[name=" + name + ", url=" + url + ", headers=" + headers.keySet()
-        + ", bearerTokenFile=" + bearerTokenFile + ", tls=" + tls + ", slo=" + slo + "]";
+        + ", bearerTokenFile=" + bearerTokenFile + ", tls=" + tls + ", slo=" + slo
+        + (gpus.isEmpty() ? "" : ", gpus=" + gpus) + "]";
   }
 }

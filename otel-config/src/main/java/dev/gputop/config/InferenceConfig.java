@@ -14,6 +14,8 @@ import java.util.Objects;
  * @param scrape {@code inference.scrape.*}: timeouts and limits for every scrape
  * @param slo {@code inference.slo.*}: SLO targets and their overrides
  * @param engines {@code inference.engines.*}: the user's engine profiles
+ * @param costPerGpuHour {@code inference.costPerGpuHour}: one GPU's price per hour, currency-free,
+ *     for {@code efficiency.costPerMillionGeneratedTokens}; null when not configured
  */
 public record InferenceConfig(
     boolean enabled,
@@ -22,7 +24,8 @@ public record InferenceConfig(
     List<Endpoint> endpoints,
     ScrapeConfig scrape,
     SloConfig slo,
-    EnginesConfig engines) {
+    EnginesConfig engines,
+    Double costPerGpuHour) {
 
   /** {@code inference.window}'s default, from {@link ConfigSchema#INFERENCE_WINDOW}. */
   public static final Duration DEFAULT_WINDOW = ConfigSchema.INFERENCE_WINDOW.defaultValue();
@@ -37,6 +40,12 @@ public record InferenceConfig(
     if (window.isNegative() || window.isZero()) {
       throw new IllegalArgumentException("inference.window must be positive");
     }
+  }
+
+  /** Settings without a GPU price ({@code inference.costPerGpuHour}). */
+  public InferenceConfig(boolean enabled, Duration window, DiscoveryConfig discovery,
+      List<Endpoint> endpoints, ScrapeConfig scrape, SloConfig slo, EnginesConfig engines) {
+    this(enabled, window, discovery, endpoints, scrape, slo, engines, null);
   }
 
   /** Settings without profiles of the user's. */
@@ -55,31 +64,35 @@ public record InferenceConfig(
   // discovery off) keeps every other one, including components added later.
 
   public InferenceConfig withEnabled(boolean value) {
-    return new InferenceConfig(value, window, discovery, endpoints, scrape, slo, engines);
+    return new InferenceConfig(value, window, discovery, endpoints, scrape, slo, engines, costPerGpuHour);
   }
 
   public InferenceConfig withWindow(Duration value) {
-    return new InferenceConfig(enabled, value, discovery, endpoints, scrape, slo, engines);
+    return new InferenceConfig(enabled, value, discovery, endpoints, scrape, slo, engines, costPerGpuHour);
   }
 
   public InferenceConfig withDiscovery(DiscoveryConfig value) {
-    return new InferenceConfig(enabled, window, value, endpoints, scrape, slo, engines);
+    return new InferenceConfig(enabled, window, value, endpoints, scrape, slo, engines, costPerGpuHour);
   }
 
   public InferenceConfig withEndpoints(List<Endpoint> value) {
-    return new InferenceConfig(enabled, window, discovery, value, scrape, slo, engines);
+    return new InferenceConfig(enabled, window, discovery, value, scrape, slo, engines, costPerGpuHour);
   }
 
   public InferenceConfig withScrape(ScrapeConfig value) {
-    return new InferenceConfig(enabled, window, discovery, endpoints, value, slo, engines);
+    return new InferenceConfig(enabled, window, discovery, endpoints, value, slo, engines, costPerGpuHour);
   }
 
   public InferenceConfig withSlo(SloConfig value) {
-    return new InferenceConfig(enabled, window, discovery, endpoints, scrape, value, engines);
+    return new InferenceConfig(enabled, window, discovery, endpoints, scrape, value, engines, costPerGpuHour);
   }
 
   public InferenceConfig withEngines(EnginesConfig value) {
-    return new InferenceConfig(enabled, window, discovery, endpoints, scrape, slo, value);
+    return new InferenceConfig(enabled, window, discovery, endpoints, scrape, slo, value, costPerGpuHour);
+  }
+
+  public InferenceConfig withCostPerGpuHour(Double value) {
+    return new InferenceConfig(enabled, window, discovery, endpoints, scrape, slo, engines, value);
   }
 
   /** Every {@code inference.*} key at its {@link ConfigSchema} default. */

@@ -64,6 +64,10 @@ class ConfigSchemaTest {
       return new Sample("TLS_AES_256_GCM_SHA384", List.of("TLS_AES_256_GCM_SHA384"));
     } else if (t == ConfigType.TLS_VERSION) {
       return new Sample("1.3", "1.3");
+    } else if (t == ConfigType.GPU_INDICES) {
+      return new Sample("3", List.of(3));
+    } else if (t == ConfigType.NUMBER) {
+      return new Sample("2.5", 2.5);
     } else if (t instanceof ConfigType.SecretMap) {
       return new Sample(null, Map.of("X-Key", "s3cret"));
     } else if (key == ConfigSchema.DISCOVERY_SCOPE) {
@@ -241,6 +245,8 @@ class ConfigSchemaTest {
       assertThat(written).isEqualTo(s.text());
     } else if (key.type() == ConfigType.PATHS || key.type() == ConfigType.CIPHER_SUITES) {
       assertThat(written).isEqualTo(List.of(s.text()));
+    } else if (key.type() == ConfigType.GPU_INDICES) {
+      assertThat(written).isEqualTo(s.value());
     } else {
       assertThat(String.valueOf(written)).isEqualTo(String.valueOf(
           s.value() instanceof Long ? 3072 : s.text()));
@@ -283,6 +289,8 @@ class ConfigSchemaTest {
       return "many";
     } else if (t == ConfigType.FRACTION) {
       return "1.5";
+    } else if (t == ConfigType.NUMBER || t == ConfigType.GPU_INDICES) {
+      return "-1";
     } else if (t == ConfigType.BOOLEAN || t == ConfigType.AUTO_BOOLEAN) {
       return "maybe";
     } else if (t == ConfigType.LISTEN) {
@@ -324,7 +332,7 @@ class ConfigSchemaTest {
         "refresh.normal", "listen", "listener.tls.certFile", "listener.tls.keyFile",
         "listener.tls.clientCaFile", "listener.tls.minVersion", "listener.tls.cipherSuites",
         "listener.auth.bearerTokenFile", "listener.auth.basicUsersFile",
-        "listener.auth.exemptPaths", "inference.enabled", "inference.window",
+        "listener.auth.exemptPaths", "inference.enabled", "inference.window", "inference.costPerGpuHour",
         "inference.discovery.enabled", "inference.discovery.scope", "inference.discovery.procRoot",
         "inference.scrape.timeout", "inference.scrape.maxBodyBytes",
         "inference.scrape.maxLineLength", "inference.scrape.maxSeries", "inference.scrape.maxLabels",
@@ -472,7 +480,7 @@ class ConfigSchemaTest {
         .hasMessageStartingWith("line 3: inference.endpoints[0]: expected a mapping with keys [bearerTokenFile,");
     assertThatThrownBy(() -> loader.parse("inference:\n  endpoints:\n    - url: http://h/m\n      tsl: {}\n", Map.of()))
         .hasMessage("line 4: inference.endpoints[0].tsl: unknown key; allowed here:"
-            + " [bearerTokenFile, headers, name, slo, tls, url]");
+            + " [bearerTokenFile, gpus, headers, name, slo, tls, url]");
   }
 
   @Test
@@ -481,6 +489,19 @@ class ConfigSchemaTest {
         .listener().exemptPaths()).containsExactly("/healthz", "/metrics");
     assertThatThrownBy(() -> loader.parse("listener:\n  auth:\n    exemptPaths:\n      - healthz\n", Map.of()))
         .hasMessage("line 4: listener.auth.exemptPaths: a path starts with '/', not 'healthz'");
+  }
+
+  @Test
+  void endpointGpus_sequenceIsReadEachIndexChecked_andARepeatedIndexCountsOnce() {
+    String endpoint = "inference:\n  endpoints:\n    - url: http://10.0.0.5:8000/metrics\n      gpus: ";
+    assertThat(loader.parse(endpoint + "[0, 1]\n", Map.of()).inference().endpoints().get(0).gpus())
+        .containsExactly(0, 1);
+    assertThat(loader.parse(endpoint + "[2, 0, 2]\n", Map.of()).inference().endpoints().get(0).gpus())
+        .containsExactly(2, 0);
+    assertThatThrownBy(() -> loader.parse(endpoint + "\n        - 0\n        - one\n", Map.of()))
+        .hasMessage("line 6: inference.endpoints[0].gpus: a GPU index is a whole number of 0 or more"
+            + " (NVML's index), not 'one'");
+    assertThat(loader.parse("", Map.of()).inference().costPerGpuHour()).isNull();
   }
 
   @Test
@@ -504,7 +525,7 @@ class ConfigSchemaTest {
     assertThat(tree.keySet()).containsExactly("refresh", "listen", "listener", "inference", "nvml", "kubernetes");
     @SuppressWarnings("unchecked")
     Map<String, Object> inference = (Map<String, Object>) tree.get("inference");
-    assertThat(inference.keySet()).containsExactly("enabled", "window", "discovery", "scrape", "engines", "endpoints", "slo");
+    assertThat(inference.keySet()).containsExactly("enabled", "window", "costPerGpuHour", "discovery", "scrape", "engines", "endpoints", "slo");
     assertThat(inference.get("scrape")).isEqualTo(Map.of("timeout", "2s", "maxBodyBytes", 16L << 20,
         "maxLineLength", 65536, "maxSeries", 200000, "maxLabels", 64, "concurrency", 8));
     @SuppressWarnings("unchecked")

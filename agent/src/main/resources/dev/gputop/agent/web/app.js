@@ -126,6 +126,10 @@
       ['worst ITL p50', seconds(o.worstItlP50), 'worstItlP50'],
       ['generation', isNum(o.generationTokensPerSecond) ? o.generationTokensPerSecond.toFixed(0) + ' tok/s' : NA, 'generationTokensPerSecond'],
       ['waiting', count(o.waiting), 'waiting'],
+      ['tokens per joule', isNum(o.generationTokensPerJoule) ? o.generationTokensPerJoule.toPrecision(3) + ' tok/J' : NA, 'generationTokensPerJoule'],
+      ['good req/s', Object.keys(o.goodRequestsPerSecond || {}).map(function (k) {
+        return k + ' ' + number(o.goodRequestsPerSecond[k], 2);
+      }).join(', ') || NA, 'goodRequestsPerSecond'],
     ];
     parts.forEach(function (p, i) {
       if (i > 0) box.appendChild(document.createTextNode(' · '));
@@ -156,7 +160,7 @@
     var servers = snap.inference || [];
     if (!servers.length) {
       var tr = el('tr');
-      tr.appendChild(el('td', { colspan: 14 }, 'No inference servers'));
+      tr.appendChild(el('td', { colspan: 16 }, 'No inference servers'));
       body.appendChild(tr);
       return;
     }
@@ -179,6 +183,17 @@
       tr.appendChild(cell('requestsPerSecond', s.requestsPerSecond, number(s.requestsPerSecond, 2), s));
       tr.appendChild(cell('promptTokensPerSecond', s.promptTokensPerSecond, number(s.promptTokensPerSecond, 0), s));
       tr.appendChild(cell('generationTokensPerSecond', s.generationTokensPerSecond, number(s.generationTokensPerSecond, 0), s));
+      // Its GPUs as NVML reads them, and what they spend per generated token (docs/inference.md, Efficiency).
+      var eff = s.efficiency || {};
+      var gpus = (eff.gpus || []).map(function (g) {
+        return g.lost ? g.index + ': lost'
+          : g.index + ': ' + percent(g.utilization) + ' ' + bytes(g.memoryUsedBytes) + ' ' + number(g.powerWatts, 0) + ' W';
+      });
+      tr.appendChild(cell('gpus', eff.gpus || [], gpus.length ? gpus.join(' · ') : NA));
+      var jpt = eff.joulesPerGeneratedToken;
+      tr.appendChild(cell('joulesPerGeneratedToken', jpt === undefined ? null : jpt,
+        isNum(jpt) ? jpt.toPrecision(3) + ' J' + (eff.estimated ? ' (est.)' : '')
+          : eff.unavailable ? NA + ' (' + eff.unavailable + ')' : NA));
       tr.addEventListener('click', function () { select(s.name); });
       body.appendChild(tr);
     });

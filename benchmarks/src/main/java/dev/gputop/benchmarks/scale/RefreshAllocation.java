@@ -65,7 +65,7 @@ public final class RefreshAllocation {
       SnapshotBuilder b = new SnapshotBuilder(cache);
       b.add(new SnapshotBuilder.Server("server-1", "http://127.0.0.1:8000/metrics",
           SnapshotBuilder.CONFIGURED, List.of(), List.of(), "vllm", true, "up", null, stats,
-          Map.of(), window, null, counters, window.models()));
+          Map.of(), window, null, counters, window.models(), dev.gputop.inference.stats.Efficiency.NONE, null));
       long a6 = threads.getThreadAllocatedBytes(id);
       b.build(new DiscoverySection(List.of(), List.of()));
       if (i >= warmup) {

@@ -2,6 +2,7 @@ package dev.gputop.inference.export;
 
 import dev.gputop.config.ExportedCounter;
 import dev.gputop.inference.stats.ServerCounters;
+import dev.gputop.inference.stats.ServerEnergy;
 import dev.gputop.inference.stats.ServerCounters.Total;
 import java.util.Collection;
 import java.util.List;
@@ -44,6 +45,18 @@ final class CounterExports {
           "{request}", Total.PREEMPTIONS, 0));
 
   private CounterExports() {}
+
+  /**
+   * Adds {@code gputop.inference.energy}: the energy of the server's GPUs since the agent's first
+   * sample, in joules, with that sample as start time (docs/metrics.md, "Counters").
+   */
+  static void addEnergy(List<ExportedCounter> out, ExportCache.Server server, ServerEnergy energy) {
+    out.add(new ExportedCounter("gputop.inference.energy",
+        "Energy of the server's GPUs since the agent's first sample of them (NVML's energy counter,"
+            + " or power integrated where a GPU lacks it).",
+        "J", server.counterAttributes(null, 0), energy.startEpochNanos(), energy.epochNanos(),
+        energy.joules()));
+  }
 
   /**
    * Adds the server's totals to {@code out}, and its models' when it serves several ({@code

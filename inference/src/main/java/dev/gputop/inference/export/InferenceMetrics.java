@@ -1,5 +1,6 @@
 package dev.gputop.inference.export;
 
+import dev.gputop.inference.stats.Efficiency;
 import dev.gputop.inference.stats.LatencyStats;
 import dev.gputop.inference.stats.ServerStats;
 import dev.gputop.inference.stats.SloStats;
@@ -109,12 +110,29 @@ public final class InferenceMetrics implements AutoCloseable {
         ServerStats::specDecodeAcceptanceRate);
     latency(meter, "prefill", "Per-request prefill time", ServerStats::prefill);
     latency(meter, "decode", "Per-request decode time", ServerStats::decode);
-    slo(meter, "slo.attainment_ratio",
+    efficiency(meter, "power", "W", "Summed power draw of the server's GPUs (newest NVML sample).",
+        Efficiency::powerWatts);
+    efficiency(meter, "energy_per_generated_token", "J",
+        "Energy of the server's GPUs per generated token over the window: Δenergy / Δgenerated tokens.",
+        Efficiency::joulesPerGeneratedToken);
+    efficiency(meter, "energy_per_prompt_token", "J",
+        "Energy of the server's GPUs per prompt token over the window: Δenergy / Δprompt tokens.",
+        Efficiency::joulesPerPromptToken);
+    efficiency(meter, "generation_tokens_per_gpu.rate", "{token}/s",
+        "Generated tokens per second over the window, per GPU of the server.",
+        Efficiency::generationTokensPerSecondPerGpu);
+    efficiency(meter, "cost_per_million_generated_tokens", "1",
+        "inference.costPerGpuHour x GPUs / generated tokens per hour x 10^6 (currency-free).",
+        Efficiency::costPerMillionGeneratedTokens);
+    slo(meter, "slo.attainment_ratio", "1",
         "Fraction of the window's requests at or under the SLO target (inference.slo), by slo.",
         SloStats.Value::attainment);
-    slo(meter, "slo.burn_rate",
+    slo(meter, "slo.burn_rate", "1",
         "Error-budget burn rate (1 - attainment) / (1 - objective), by slo.",
         SloStats.Value::burnRate);
+    slo(meter, "slo.good_request.rate", "{request}/s",
+        "Completed requests per second within the SLO target: the request rate times the attainment, by slo.",
+        SloStats.Value::goodRequestsPerSecond);
   }
 
   /**
@@ -132,12 +150,12 @@ public final class InferenceMetrics implements AutoCloseable {
   }
 
   /** The SLO gauges: one point per SLO with a value, attribute {@code slo}. */
-  private void slo(Meter meter, String rest, String description,
+  private void slo(Meter meter, String rest, String unit, String description,
       Function<SloStats.Value, Double> value) {
     for (boolean perModel : BOTH) {
       String name = family(rest, perModel);
       registrations.add(
-          meter.gaugeBuilder(name).setDescription(described(description, perModel)).setUnit("1")
+          meter.gaugeBuilder(name).setDescription(described(description, perModel)).setUnit(unit)
               .buildWithCallback(m -> eachPoint(name, perModel, p -> {
                 SloStats s = p.stats().slo();
                 SloStats.Value[] values = {s.ttft(), s.itl(), s.e2e(), s.queue()};
@@ -148,6 +166,25 @@ public final class InferenceMetrics implements AutoCloseable {
                 }
               })));
     }
+  }
+
+  /**
+   * A gauge of the servers' efficiency ({@code gputop.inference.<name>}): server-level only, a
+   * server's GPUs are not split by model; a server whose value is N/A has no point.
+   */
+  private void efficiency(Meter meter, String rest, String unit, String description,
+      Function<Efficiency, Double> value) {
+    String name = PREFIX + rest;
+    registrations.add(
+        meter.gaugeBuilder(name).setDescription(description).setUnit(unit).buildWithCallback(m -> {
+          try {
+            for (EfficiencyPoint p : snapshot.get().efficiency()) {
+              record(m, value.apply(p.efficiency()), p.attributes());
+            }
+          } catch (RuntimeException e) {
+            logger.log(Level.FINE, name + " callback failed", e);
+          }
+        }));
   }
 
   private void recordAll(String name, ObservableLongMeasurement m,

@@ -30,6 +30,8 @@ import java.util.Objects;
  * @param counters the servers' monotonic totals ({@link CounterExports})
  * @param owners PID → server name
  * @param pods PID → the Kubernetes pod of its server, for the servers that run in one
+ * @param efficiency each server's efficiency with the attributes of its points ({@code server},
+ *     {@code engine}: a server's value, never a model's)
  */
 public record InferenceSnapshot(
     List<ServerEntry> servers,
@@ -44,7 +46,8 @@ public record InferenceSnapshot(
     List<ExportedHistogram> histograms,
     List<ExportedCounter> counters,
     Map<Long, String> owners,
-    Map<Long, dev.gputop.config.PodIdentity> pods) {
+    Map<Long, dev.gputop.config.PodIdentity> pods,
+    List<EfficiencyPoint> efficiency) {
 
   public InferenceSnapshot {
     servers = List.copyOf(servers);
@@ -60,6 +63,16 @@ public record InferenceSnapshot(
     counters = List.copyOf(counters);
     owners = Map.copyOf(owners);
     pods = Map.copyOf(pods);
+    efficiency = efficiency == null ? List.of() : List.copyOf(efficiency);
+  }
+
+  /** A snapshot without efficiency points. */
+  public InferenceSnapshot(List<ServerEntry> servers, ServingOverview overview, List<Alert> alerts,
+      DiscoverySection discovery, HealthStatus health, List<StatsPoint> points, Map<Attributes, Long> up,
+      Map<Attributes, Long> info, Map<Attributes, Long> states, List<ExportedHistogram> histograms,
+      List<ExportedCounter> counters, Map<Long, String> owners, Map<Long, dev.gputop.config.PodIdentity> pods) {
+    this(servers, overview, alerts, discovery, health, points, up, info, states, histograms, counters,
+        owners, pods, List.of());
   }
 
   /** Before the first refresh: nothing known, healthy. */

@@ -3,6 +3,7 @@ package dev.gputop.inference.export;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import dev.gputop.inference.engine.Drift;
+import dev.gputop.inference.stats.Efficiency;
 import dev.gputop.inference.stats.ServerStats;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -37,6 +38,8 @@ import java.util.Map;
  * @param kubernetes the pod and container the server runs in ({@code namespace}, {@code pod},
  *     {@code container}, {@code podUid}), or null outside Kubernetes (then not in the JSON)
  * @param unavailable why each N/A statistic is N/A, by field ({@link Unavailable})
+ * @param efficiency its GPUs (utilization, memory, power) and what they spend per token
+ *     (docs/inference.md, "Efficiency")
  */
 public record ServerEntry(
     String name,
@@ -53,7 +56,8 @@ public record ServerEntry(
     UnreadFamilies unreadFamilies,
     List<Missing> missing,
     @JsonInclude(JsonInclude.Include.NON_NULL) dev.gputop.config.PodIdentity kubernetes,
-    Map<String, String> unavailable) {
+    Map<String, String> unavailable,
+    Efficiency efficiency) {
 
   public ServerEntry {
     servedModels = List.copyOf(servedModels);
@@ -63,17 +67,19 @@ public record ServerEntry(
     unreadFamilies = unreadFamilies == null ? UnreadFamilies.NONE : unreadFamilies;
     missing = missing == null ? List.of() : List.copyOf(missing);
     unavailable = Collections.unmodifiableMap(new LinkedHashMap<>(unavailable));
+    efficiency = efficiency == null ? Efficiency.NONE : efficiency;
   }
 
   /**
-   * An entry without drift (none seen yet, or the server is down) whose N/A reasons are computed
-   * from its state alone (no window): for tests and tools.
+   * An entry without drift (none seen yet, or the server is down) and without efficiency (its
+   * GPUs unknown), whose N/A reasons are computed from its state alone (no window): for tests and
+   * tools.
    */
   public ServerEntry(String name, String engine, String url, String source, String state, String error,
       List<Integer> gpus, List<Long> pids, ServerStats stats, List<ModelEntry> models,
       dev.gputop.config.PodIdentity kubernetes) {
     this(name, engine, List.of(), url, source, state, error, gpus, pids, stats, models,
-        UnreadFamilies.NONE, List.of(), kubernetes, Unavailable.of(state, stats, null));
+        UnreadFamilies.NONE, List.of(), kubernetes, Unavailable.of(state, stats, null), Efficiency.NONE);
   }
 
   /**

@@ -7,7 +7,26 @@ package dev.gputop.inference.export;
  *
  * @param worstSloAttainment the lowest attainment of any SLO (ttft, itl, e2e, queue) over the
  *     servers' totals
+ * @param generationTokensPerJoule the fleet's generated tokens per joule over the window: Σ
+ *     generation throughput / Σ power spent on it (each server's throughput × its joules per
+ *     generated token), over the servers whose energy per token is known
+ * @param goodRequestsPerSecond per SLO ({@code ttft}, {@code itl}, {@code e2e}, {@code queue}),
+ *     the sum of the servers' good requests per second, over the servers with that target; an
+ *     SLO no server has is absent
  */
 public record ServingOverview(
     Double worstTtftP99, Double worstItlP50, Double generationTokensPerSecond, Integer waiting,
-    Double worstSloAttainment) {}
+    Double worstSloAttainment, Double generationTokensPerJoule,
+    java.util.Map<String, Double> goodRequestsPerSecond) {
+
+  public ServingOverview {
+    goodRequestsPerSecond = goodRequestsPerSecond == null
+        ? java.util.Map.of() : java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(goodRequestsPerSecond));
+  }
+
+  /** An overview without efficiency. */
+  public ServingOverview(Double worstTtftP99, Double worstItlP50, Double generationTokensPerSecond,
+      Integer waiting, Double worstSloAttainment) {
+    this(worstTtftP99, worstItlP50, generationTokensPerSecond, waiting, worstSloAttainment, null, null);
+  }
+}

@@ -3,8 +3,10 @@ package dev.gputop.inference.export;
 import dev.gputop.config.ExportedCounter;
 import dev.gputop.config.ExportedHistogram;
 import dev.gputop.config.HealthStatus;
+import dev.gputop.inference.stats.Efficiency;
 import dev.gputop.inference.stats.LatencyStats;
 import dev.gputop.inference.stats.ServerCounters;
+import dev.gputop.inference.stats.ServerEnergy;
 import dev.gputop.inference.stats.ServerStats;
 import dev.gputop.inference.stats.SloStats;
 import dev.gputop.inference.window.ServerWindow;
@@ -39,6 +41,7 @@ public final class SnapshotBuilder {
   private final List<ServerEntry> entries = new ArrayList<>();
   private final List<StatsPoint> points = new ArrayList<>();
   private final List<StatsPoint> modelPoints = new ArrayList<>();
+  private final List<EfficiencyPoint> efficiency = new ArrayList<>();
   private final Map<Attributes, Long> up = new HashMap<>();
   private final Map<Attributes, Long> info = new HashMap<>();
   private final Map<Attributes, Long> states = new HashMap<>();
@@ -85,6 +88,9 @@ public final class SnapshotBuilder {
    * @param servedModels the models its newest readable scrape names, sorted (one for most
    *     servers; empty when the engine names none): its entry's {@code servedModels} and its
    *     {@code gputop.inference.served_model} points
+   * @param efficiency its GPUs' power and energy per token ({@link Efficiency#NONE}: GPUs unknown)
+   * @param energy its GPUs' energy since the agent's first sample, or null where none is
+   *     attributed to it (GPUs unknown or shared)
    */
   public record Server(
       String name,
@@ -101,7 +107,9 @@ public final class SnapshotBuilder {
       ServerWindow window,
       dev.gputop.config.PodIdentity pod,
       ServerCounters counters,
-      List<String> servedModels) {
+      List<String> servedModels,
+      Efficiency efficiency,
+      ServerEnergy energy) {
 
     /** A server outside Kubernetes. */
     public Server(String name, String url, String source, List<Integer> gpus, List<Long> pids, String engine,
@@ -115,7 +123,15 @@ public final class SnapshotBuilder {
         boolean engineKnown, String state, String error, ServerStats stats, Map<String, ServerStats> models,
         ServerWindow window, dev.gputop.config.PodIdentity pod) {
       this(name, url, source, gpus, pids, engine, engineKnown, state, error, stats, models, window, pod, null,
-          List.copyOf(models.keySet()));
+          List.copyOf(models.keySet()), Efficiency.NONE, null);
+    }
+
+    /** A server without efficiency (its GPUs unknown), serving the models of {@code models}. */
+    public Server(String name, String url, String source, List<Integer> gpus, List<Long> pids, String engine,
+        boolean engineKnown, String state, String error, ServerStats stats, Map<String, ServerStats> models,
+        ServerWindow window, dev.gputop.config.PodIdentity pod, ServerCounters counters) {
+      this(name, url, source, gpus, pids, engine, engineKnown, state, error, stats, models, window, pod,
+          counters, List.copyOf(models.keySet()), Efficiency.NONE, null);
     }
 
     public Server {
@@ -123,6 +139,7 @@ public final class SnapshotBuilder {
       Objects.requireNonNull(stats, "stats");
       models = new LinkedHashMap<>(models);
       servedModels = List.copyOf(servedModels);
+      efficiency = efficiency == null ? Efficiency.NONE : efficiency;
     }
 
     boolean down() {
@@ -143,8 +160,10 @@ public final class SnapshotBuilder {
         ? dev.gputop.inference.engine.Drift.NONE : s.window().drift();
     entries.add(new ServerEntry(s.name(), s.engine(), s.servedModels(), s.url(), s.source(), s.state(),
         s.error(), s.gpus(), s.pids(), s.stats(), models, ServerEntry.unreadOf(drift),
-        ServerEntry.missingOf(drift), s.pod(), Unavailable.of(s.state(), s.stats(), s.window())));
+        ServerEntry.missingOf(drift), s.pod(), Unavailable.of(s.state(), s.stats(), s.window()),
+        s.efficiency()));
     points.add(cached.point(null, s.stats()));
+    efficiency.add(new EfficiencyPoint(cached.up(), s.efficiency()));
     up.put(cached.up(), s.down() ? 0L : 1L);
     if (s.servedModels().isEmpty()) {
       info.put(cached.info(""), 1L);
@@ -161,6 +180,9 @@ public final class SnapshotBuilder {
     }
     if (s.counters() != null && s.counters().started()) {
       CounterExports.addTo(counters, cached, s.counters(), s.models().keySet());
+    }
+    if (s.energy() != null && s.energy().started()) {
+      CounterExports.addEnergy(counters, cached, s.energy());
     }
     for (Long pid : s.pids()) {
       if (owners.putIfAbsent(pid, s.name()) == null && s.pod() != null) {
@@ -224,7 +246,7 @@ public final class SnapshotBuilder {
     all.addAll(modelPoints);
     HealthStatus health = unhealthy.isEmpty() ? HealthStatus.healthy() : HealthStatus.unhealthy(unhealthy);
     return new InferenceSnapshot(entries, overview(entries), alerts, discovery, health, all, up,
-        info, states, histograms, counters, owners, pods);
+        info, states, histograms, counters, owners, pods, efficiency);
   }
 
   /**
@@ -237,8 +259,22 @@ public final class SnapshotBuilder {
     Double generation = null;
     Integer waiting = null;
     Double worstSlo = null;
+    double efficientTokens = 0;
+    double watts = 0;
+    Map<String, Double> good = new LinkedHashMap<>();
     for (ServerEntry e : servers) {
       ServerStats s = e.stats();
+      Double perToken = e.efficiency().joulesPerGeneratedToken();
+      if (perToken != null && s.generationTokensPerSecond() != null) {
+        efficientTokens += s.generationTokensPerSecond();
+        watts += s.generationTokensPerSecond() * perToken;
+      }
+      SloStats.Value[] slos = s.slo().values();
+      for (int i = 0; i < slos.length; i++) {
+        if (slos[i] != null && slos[i].goodRequestsPerSecond() != null) {
+          good.merge(StatsPoint.SLO_KINDS.get(i), slos[i].goodRequestsPerSecond(), Double::sum);
+        }
+      }
       Double w = s.slo().worstAttainment();
       if (w != null) {
         worstSlo = worstSlo == null ? w : Math.min(worstSlo, w);
@@ -252,7 +288,8 @@ public final class SnapshotBuilder {
         waiting = (waiting == null ? 0 : waiting) + s.waiting();
       }
     }
-    return new ServingOverview(worstTtft, worstItl, generation, waiting, worstSlo);
+    return new ServingOverview(worstTtft, worstItl, generation, waiting, worstSlo,
+        watts > 0 ? efficientTokens / watts : null, good);
   }
 
   private static Double max(Double a, Double b) {

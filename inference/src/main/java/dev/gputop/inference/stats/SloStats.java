@@ -27,8 +27,36 @@ public record SloStats(Value ttft, Value itl, Value e2e, Value queue, @JsonIgnor
    *     until the window has two scrapes, and while no request completed in it
    * @param burnRate {@code (1 − attainment) / (1 − objective)}: 1 spends the error budget exactly
    *     as fast as the objective allows; null with the attainment
+   * @param goodRequestsPerSecond completed requests per second within the target: the window's
+   *     request rate times the attainment (for {@code itl}, whose histogram counts tokens, the
+   *     rate times the fraction of tokens within it); null with either
    */
-  public record Value(Double target, Double objective, Double attainment, Double burnRate) {}
+  public record Value(Double target, Double objective, Double attainment, Double burnRate,
+      Double goodRequestsPerSecond) {
+
+    /** A value without good requests per second (not known yet). */
+    public Value(Double target, Double objective, Double attainment, Double burnRate) {
+      this(target, objective, attainment, burnRate, null);
+    }
+
+    Value withRate(Double requestsPerSecond) {
+      Double good = attainment == null || requestsPerSecond == null ? null : requestsPerSecond * attainment;
+      return new Value(target, objective, attainment, burnRate, good);
+    }
+  }
+
+  /**
+   * These SLOs with their good requests per second: {@code requestsPerSecond} (the window's
+   * completed requests per second) times each attainment, from the same window.
+   */
+  public SloStats withRequestRate(Double requestsPerSecond) {
+    return new SloStats(rate(ttft, requestsPerSecond), rate(itl, requestsPerSecond),
+        rate(e2e, requestsPerSecond), rate(queue, requestsPerSecond), minRequests);
+  }
+
+  private static Value rate(Value v, Double requestsPerSecond) {
+    return v == null ? null : v.withRate(requestsPerSecond);
+  }
 
   /** The four in the order of the {@code slo} attribute values ttft, itl, e2e, queue. */
   public Value[] values() {

@@ -50,7 +50,8 @@ public final class WindowStatistics {
     }
     Range r = new Range(window, model);
     ServerStats stats = compute(r);
-    return slo == null || !slo.hasTargets() ? stats : stats.withSlo(SloAttainment.compute(r::buckets, slo));
+    return slo == null || !slo.hasTargets() ? stats : stats.withSlo(
+        SloAttainment.compute(r::buckets, slo).withRequestRate(stats.requestsPerSecond()));
   }
 
   /**

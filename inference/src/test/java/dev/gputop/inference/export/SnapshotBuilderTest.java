@@ -38,7 +38,7 @@ class SnapshotBuilderTest {
         "error", "gpus", "pids", "running", "waiting", "kvCacheUsage", "prefixHitRatio",
         "requestsPerSecond", "promptTokensPerSecond", "generationTokensPerSecond",
         "preemptionsPerSecond", "ttft", "itl", "tpot", "e2e", "queue", "ttftApproxMean", "failedRequestsPerSecond", "abortedRequestsPerSecond", "specDecodeAcceptanceRate", "prefill", "decode", "finishReasons", "slo", "models",
-          "unreadFamilies", "missing", "unavailable");
+          "unreadFamilies", "missing", "unavailable", "efficiency");
     assertThat(entry.get("running").asInt()).isEqualTo(5);
     assertThat(entry.get("servedModels")).extracting(JsonNode::asText).containsExactly("a", "b");
     assertThat(entry.get("ttft").get("p99").asDouble()).isEqualTo(0.4);
