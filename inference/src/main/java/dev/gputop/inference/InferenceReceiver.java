@@ -20,13 +20,13 @@ import dev.gputop.inference.export.ExportCache;
 import dev.gputop.inference.export.InferenceMetrics;
 import dev.gputop.inference.export.InferenceSnapshot;
 import dev.gputop.inference.export.SnapshotBuilder;
-import dev.gputop.inference.parse.Exposition;
 import dev.gputop.inference.parse.ExpositionFormatException;
 import dev.gputop.inference.parse.ExpositionParser;
 import dev.gputop.inference.parse.ParserLimits;
 import dev.gputop.inference.parse.ParserTables;
 import dev.gputop.inference.scrape.ScrapeResult;
 import dev.gputop.inference.scrape.Scraper;
+import dev.gputop.inference.stats.Quantiles;
 import dev.gputop.inference.stats.ServerCounters;
 import dev.gputop.inference.stats.ServerStats;
 import dev.gputop.inference.stats.WindowStatistics;
@@ -70,6 +70,8 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
   static final String DISCOVERED = SnapshotBuilder.DISCOVERED;
 
   private final InferenceConfig config;
+  /** {@code inference.quantiles}, which every latency reports. */
+  private final Quantiles quantiles;
   private final Scraper scraper;
   private final ServerDiscovery discovery;
   private final Clock clock;
@@ -114,6 +116,7 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
       EngineMapper mapper) {
     this.mapper = Objects.requireNonNull(mapper, "mapper");
     this.config = Objects.requireNonNull(config, "config");
+    this.quantiles = Quantiles.of(config.quantiles());
     this.scraper = Objects.requireNonNull(scraper, "scraper");
     this.discovery = discovery;
     this.clock = Objects.requireNonNull(clock, "clock");
@@ -209,12 +212,12 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
       // A server's total is matched with its model when it serves one (docs/inference.md).
       String onlyModel = served.size() == 1 && !served.get(0).isEmpty() ? served.get(0) : null;
       ServerStats stats = down ? ServerStats.EMPTY : WindowStatistics.compute(st.window, null,
-          config.slo().resolve(t.name(), engine, onlyModel, t.endpoint().slo()));
+          config.slo().resolve(t.name(), engine, onlyModel, t.endpoint().slo()), quantiles);
       Map<String, ServerStats> models = new LinkedHashMap<>();
       if (!down && served.size() > 1) {
         for (String model : served) {
           models.put(model, WindowStatistics.compute(st.window, model,
-              config.slo().resolve(t.name(), engine, model, t.endpoint().slo())));
+              config.slo().resolve(t.name(), engine, model, t.endpoint().slo()), quantiles));
         }
       }
       out.add(new SnapshotBuilder.Server(t.name(), t.url().toString(), t.source(), t.gpus(), t.pids(),

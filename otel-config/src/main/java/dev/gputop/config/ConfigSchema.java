@@ -88,6 +88,12 @@ public final class ConfigSchema {
       key("inference.window", ConfigType.DURATION, Duration.ofMinutes(1), c -> c.inference().window(),
           "how far back rates and percentiles look (PromQL-style: newest scrape vs. oldest in the"
               + " window)");
+  public static final Key<AgentConfig, List<Double>> INFERENCE_QUANTILES =
+      key("inference.quantiles", ConfigType.QUANTILES, List.of(0.5, 0.9, 0.99),
+          c -> c.inference().quantiles(),
+          "the quantiles every latency reports over the window (JSON `p50`, `p95`, `p99_9`;"
+              + " the `quantile` label of the latency gauges); the page, `top` and the demo show"
+              + " p50, p90 and p99 (N/A for one not listed)");
   public static final Key<AgentConfig, Boolean> DISCOVERY_ENABLED =
       key("inference.discovery.enabled", ConfigType.BOOLEAN, true,
           c -> c.inference().discovery().enabled(),
@@ -306,7 +312,8 @@ public final class ConfigSchema {
                 v.get(SCRAPE_CONCURRENCY)),
             slo(v),
             new EnginesConfig(v.get(ENGINES_DIRECTORY), v.get(ENGINES_PROFILES),
-                v.line(ENGINES_PROFILES.path())));
+                v.line(ENGINES_PROFILES.path())),
+            v.get(INFERENCE_QUANTILES));
     NvmlConfig nvml = new NvmlConfig(v.get(NVML_ENABLED), v.get(NVML_LIBRARY));
     KubernetesConfig kubernetes =
         new KubernetesConfig(

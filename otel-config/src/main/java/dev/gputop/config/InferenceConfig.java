@@ -14,6 +14,7 @@ import java.util.Objects;
  * @param scrape {@code inference.scrape.*}: timeouts and limits for every scrape
  * @param slo {@code inference.slo.*}: SLO targets and their overrides
  * @param engines {@code inference.engines.*}: the user's engine profiles
+ * @param quantiles {@code inference.quantiles}: the quantiles latencies report, ascending
  */
 public record InferenceConfig(
     boolean enabled,
@@ -22,10 +23,15 @@ public record InferenceConfig(
     List<Endpoint> endpoints,
     ScrapeConfig scrape,
     SloConfig slo,
-    EnginesConfig engines) {
+    EnginesConfig engines,
+    List<Double> quantiles) {
 
   /** {@code inference.window}'s default, from {@link ConfigSchema#INFERENCE_WINDOW}. */
   public static final Duration DEFAULT_WINDOW = ConfigSchema.INFERENCE_WINDOW.defaultValue();
+
+  /** {@code inference.quantiles}' default, 0.5, 0.9 and 0.99. */
+  public static final List<Double> DEFAULT_QUANTILES =
+      ConfigSchema.INFERENCE_QUANTILES.defaultValue();
 
   public InferenceConfig {
     Objects.requireNonNull(window, "window");
@@ -34,9 +40,19 @@ public record InferenceConfig(
     Objects.requireNonNull(slo, "slo");
     Objects.requireNonNull(engines, "engines");
     endpoints = List.copyOf(endpoints);
+    quantiles = List.copyOf(quantiles);
+    if (quantiles.isEmpty()) {
+      throw new IllegalArgumentException("inference.quantiles needs at least one quantile");
+    }
     if (window.isNegative() || window.isZero()) {
       throw new IllegalArgumentException("inference.window must be positive");
     }
+  }
+
+  /** Settings at the default quantiles. */
+  public InferenceConfig(boolean enabled, Duration window, DiscoveryConfig discovery,
+      List<Endpoint> endpoints, ScrapeConfig scrape, SloConfig slo, EnginesConfig engines) {
+    this(enabled, window, discovery, endpoints, scrape, slo, engines, DEFAULT_QUANTILES);
   }
 
   /** Settings without profiles of the user's. */
@@ -55,31 +71,35 @@ public record InferenceConfig(
   // discovery off) keeps every other one, including components added later.
 
   public InferenceConfig withEnabled(boolean value) {
-    return new InferenceConfig(value, window, discovery, endpoints, scrape, slo, engines);
+    return new InferenceConfig(value, window, discovery, endpoints, scrape, slo, engines, quantiles);
   }
 
   public InferenceConfig withWindow(Duration value) {
-    return new InferenceConfig(enabled, value, discovery, endpoints, scrape, slo, engines);
+    return new InferenceConfig(enabled, value, discovery, endpoints, scrape, slo, engines, quantiles);
   }
 
   public InferenceConfig withDiscovery(DiscoveryConfig value) {
-    return new InferenceConfig(enabled, window, value, endpoints, scrape, slo, engines);
+    return new InferenceConfig(enabled, window, value, endpoints, scrape, slo, engines, quantiles);
   }
 
   public InferenceConfig withEndpoints(List<Endpoint> value) {
-    return new InferenceConfig(enabled, window, discovery, value, scrape, slo, engines);
+    return new InferenceConfig(enabled, window, discovery, value, scrape, slo, engines, quantiles);
   }
 
   public InferenceConfig withScrape(ScrapeConfig value) {
-    return new InferenceConfig(enabled, window, discovery, endpoints, value, slo, engines);
+    return new InferenceConfig(enabled, window, discovery, endpoints, value, slo, engines, quantiles);
   }
 
   public InferenceConfig withSlo(SloConfig value) {
-    return new InferenceConfig(enabled, window, discovery, endpoints, scrape, value, engines);
+    return new InferenceConfig(enabled, window, discovery, endpoints, scrape, value, engines, quantiles);
   }
 
   public InferenceConfig withEngines(EnginesConfig value) {
-    return new InferenceConfig(enabled, window, discovery, endpoints, scrape, slo, value);
+    return new InferenceConfig(enabled, window, discovery, endpoints, scrape, slo, value, quantiles);
+  }
+
+  public InferenceConfig withQuantiles(List<Double> value) {
+    return new InferenceConfig(enabled, window, discovery, endpoints, scrape, slo, engines, value);
   }
 
   /** Every {@code inference.*} key at its {@link ConfigSchema} default. */
