@@ -49,9 +49,14 @@ public record Quantiles(List<Double> levels) {
     return levels.get(i);
   }
 
-  /** Where {@code level} is in this list, or -1. */
+  /** Where {@code level} is in this list, or -1. Allocates nothing (the history reads it). */
   public int indexOf(double level) {
-    return levels.indexOf(level);
+    for (int i = 0; i < levels.size(); i++) {
+      if (levels.get(i) == level) {
+        return i;
+      }
+    }
+    return -1;
   }
 
   /** The levels as an array, for {@link HistogramQuantile#quantiles}. */
