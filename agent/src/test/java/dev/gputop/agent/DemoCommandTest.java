@@ -38,6 +38,7 @@ class DemoCommandTest {
       inference:
         enabled: false
         window: 45s
+        quantiles: [0.5, 0.95, 0.99]
         discovery:
           enabled: true
           scope: all
