@@ -162,8 +162,9 @@ public final class HttpScraper implements Scraper {
 
   /**
    * As {@link #scrapeAll(List)}; each successful body is read by {@code reader} on this thread
-   * once every call has ended, and its scrape is counted and its span ended after that, as a
-   * success or as {@link Outcome#MALFORMED} (the span still ends when the body had arrived).
+   * as the results are collected in target order (the later calls still running meanwhile), and
+   * its scrape is counted and its span ended after that, as a success or as {@link
+   * Outcome#MALFORMED} (the span still ends when the body had arrived).
    */
   @Override
   public List<ScrapeResult> scrapeAll(List<Endpoint> targets, BodyReader reader) {
