@@ -229,6 +229,21 @@ class AgentRuntimeTest {
     server.put("engine", "Not an engine id"); // ids are lower case: any profile's id is valid
     inference.sections.set(Map.of("inference", List.of(server)));
     assertThat(SnapshotSchema.errors(rt.snapshot())).anyMatch(e -> e.contains("engine"));
+
+    // inference.quantiles: [0.5, 0.95, 0.999] gives p50, p95, p99_9 (docs/json-schema.md).
+    server.put("engine", "vllm");
+    Map<String, Object> quantiles = new LinkedHashMap<>();
+    quantiles.put("mean", 0.08);
+    quantiles.put("p50", 0.06);
+    quantiles.put("p95", 0.3);
+    quantiles.put("p99_9", 0.45);
+    quantiles.put("count", 330);
+    server.put("ttft", quantiles);
+    inference.sections.set(Map.of("inference", List.of(server)));
+    assertThat(SnapshotSchema.errors(rt.snapshot())).isEmpty();
+    quantiles.put("p99.9", 0.45);
+    inference.sections.set(Map.of("inference", List.of(server)));
+    assertThat(SnapshotSchema.errors(rt.snapshot())).anyMatch(e -> e.contains("p99.9"));
   }
 
   @Test

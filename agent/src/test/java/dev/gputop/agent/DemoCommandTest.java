@@ -39,6 +39,7 @@ class DemoCommandTest {
         enabled: false
         window: 45s
         costPerGpuHour: 2.5
+        quantiles: [0.5, 0.95, 0.99]
         discovery:
           enabled: true
           scope: all

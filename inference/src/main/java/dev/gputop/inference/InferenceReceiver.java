@@ -20,7 +20,6 @@ import dev.gputop.inference.export.ExportCache;
 import dev.gputop.inference.export.InferenceMetrics;
 import dev.gputop.inference.export.InferenceSnapshot;
 import dev.gputop.inference.export.SnapshotBuilder;
-import dev.gputop.inference.parse.Exposition;
 import dev.gputop.inference.parse.ExpositionFormatException;
 import dev.gputop.inference.parse.ExpositionParser;
 import dev.gputop.inference.parse.ParserLimits;
@@ -28,6 +27,7 @@ import dev.gputop.inference.parse.ParserTables;
 import dev.gputop.inference.scrape.ScrapeResult;
 import dev.gputop.inference.scrape.Scraper;
 import dev.gputop.inference.stats.Efficiency;
+import dev.gputop.inference.stats.Quantiles;
 import dev.gputop.inference.stats.ServerCounters;
 import dev.gputop.inference.stats.ServerEnergy;
 import dev.gputop.inference.stats.ServerStats;
@@ -74,6 +74,8 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
   static final String DISCOVERED = SnapshotBuilder.DISCOVERED;
 
   private final InferenceConfig config;
+  /** {@code inference.quantiles}, which every latency reports. */
+  private final Quantiles quantiles;
   private final Scraper scraper;
   private final ServerDiscovery discovery;
   private final Clock clock;
@@ -120,6 +122,7 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
       EngineMapper mapper) {
     this.mapper = Objects.requireNonNull(mapper, "mapper");
     this.config = Objects.requireNonNull(config, "config");
+    this.quantiles = Quantiles.of(config.quantiles());
     this.scraper = Objects.requireNonNull(scraper, "scraper");
     this.discovery = discovery;
     this.clock = Objects.requireNonNull(clock, "clock");
@@ -204,7 +207,16 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
     List<String> notes = new ArrayList<>(found.notes());
     List<Target> targets = targets(found, notes);
 
-    Map<Endpoint, ScrapeResult> results = scrape(targets);
+    // Each body is parsed by its server's state as the scraper reads it, so a body the parser
+    // refuses is a malformed scrape in the scrape counters too (docs/scraping.md, "Outcomes").
+    Map<Endpoint, ServerState> readers = new HashMap<>();
+    for (Target t : targets) {
+      readers.putIfAbsent(t.endpoint(), states.computeIfAbsent(t.key(), k -> newState(t)));
+    }
+    Map<Endpoint, ScrapeResult> results = scrape(targets, r -> {
+      ServerState reader = readers.get(r.target());
+      return reader == null ? null : reader.read(r, mapper);
+    });
 
     GpuPowerSource.Readings readings = readings();
     // A GPU that runs two servers can't have its energy split between them (docs/inference.md).
@@ -219,7 +231,7 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
     SnapshotBuilder out = new SnapshotBuilder(exportCache);
     for (Target t : targets) {
       live.add(t.key());
-      ServerState st = states.computeIfAbsent(t.key(), k -> newState(t));
+      ServerState st = states.get(t.key());
       st.accept(results.get(t.endpoint()), nanos, epoch, mapper);
       List<Integer> gpus = t.gpus();
       boolean shared = false;
@@ -242,12 +254,12 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
       // A server's total is matched with its model when it serves one (docs/inference.md).
       String onlyModel = served.size() == 1 && !served.get(0).isEmpty() ? served.get(0) : null;
       ServerStats stats = down ? ServerStats.EMPTY : WindowStatistics.compute(st.window, null,
-          config.slo().resolve(t.name(), engine, onlyModel, t.endpoint().slo()));
+          config.slo().resolve(t.name(), engine, onlyModel, t.endpoint().slo()), quantiles);
       Map<String, ServerStats> models = new LinkedHashMap<>();
       if (!down && served.size() > 1) {
         for (String model : served) {
           models.put(model, WindowStatistics.compute(st.window, model,
-              config.slo().resolve(t.name(), engine, model, t.endpoint().slo())));
+              config.slo().resolve(t.name(), engine, model, t.endpoint().slo()), quantiles));
         }
       }
       Efficiency efficiency = Efficiency.of(gpus, shared, readings, energyWindow,
@@ -279,7 +291,7 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
    * Scrapes every target's endpoint as it is and returns each result under the endpoint it
    * carries; a target without a result (a scraper that failed) is "not scraped".
    */
-  private Map<Endpoint, ScrapeResult> scrape(List<Target> targets) {
+  private Map<Endpoint, ScrapeResult> scrape(List<Target> targets, Scraper.BodyReader reader) {
     if (targets.isEmpty()) {
       return Map.of();
     }
@@ -289,7 +301,7 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
     }
     Map<Endpoint, ScrapeResult> byTarget = new HashMap<>();
     try {
-      for (ScrapeResult r : scraper.scrapeAll(endpoints)) {
+      for (ScrapeResult r : scraper.scrapeAll(endpoints, reader)) {
         byTarget.putIfAbsent(r.target(), r);
       }
       failures.success("scrape", "Scrape cycle");
@@ -470,6 +482,32 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
       this.window = window;
     }
 
+    /** The successful result {@link #read} last read, what it read from it, and why not. */
+    private ScrapeResult readResult;
+    private ServerScrape readScrape;
+    private String readError;
+
+    /**
+     * Parses and maps {@code r}'s body for the {@link #accept} of this cycle. Returns null when
+     * the body reads, else the message of a body the parser refused (the scrape is then
+     * {@code malformed}); a mapping bug leaves the scrape a success and the server down.
+     */
+    String read(ScrapeResult r, EngineMapper mapper) {
+      readResult = r;
+      readScrape = null;
+      readError = null;
+      try {
+        readScrape = mapper.map(parser.parse(r.body(), 0, r.length()));
+        return null;
+      } catch (ExpositionFormatException ex) {
+        readError = dev.gputop.inference.scrape.UnreadableBody.message(r, ex);
+        return readError;
+      } catch (RuntimeException ex) {
+        readError = "can't read exposition: " + ex;
+        return null;
+      }
+    }
+
     void accept(ScrapeResult r, long nanos, long epoch, EngineMapper mapper) {
       boolean wasOk = ok;
       boolean first = !scraped;
@@ -480,43 +518,56 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
       } else if (!r.ok()) {
         failure = r.error() != null ? r.error() : r.outcome().attributeValue();
       } else {
-        try {
-          Exposition e = parser.parse(r.body(), 0, r.length());
-          ServerScrape s = mapper.map(e);
-          // The scrape's own start on both clocks: the window is keyed by monotonic time.
-          long scrapeEpoch = r.startEpochNanos() > 0 ? r.startEpochNanos() : epoch;
-          String restart = window.add(r.startNanos(), scrapeEpoch, s);
-          counters.add(scrapeEpoch, s);
-          addedNanos = r.startNanos();
-          addedEpochNanos = scrapeEpoch;
-          if (restart != null) {
-            // A server whose counters flap would log every cycle: once a minute at INFO.
-            boolean loud = lastRestartLogNanos == 0 || nanos - lastRestartLogNanos >= RESTART_LOG_INTERVAL_NANOS;
-            if (loud) {
-              lastRestartLogNanos = nanos;
-            }
-            logger.log(loud ? Level.INFO : Level.FINE,
-                "inference server " + name + ": statistics window restarted: " + restart);
-          }
-          engine = s.engine();
-          engineId = engine.id();
-        } catch (ExpositionFormatException ex) {
-          failure = dev.gputop.inference.scrape.UnreadableBody.message(r, ex);
-        } catch (RuntimeException ex) {
-          failure = "can't read exposition: " + ex;
+        if (r != readResult) {
+          read(r, mapper); // a result no reader saw (another target with the same endpoint)
+        }
+        ServerScrape s = readScrape;
+        failure = readError;
+        readResult = null;
+        readScrape = null;
+        readError = null;
+        if (failure == null) {
+          failure = add(r, s, nanos, epoch);
         }
       }
       scraped = true;
       ok = failure == null;
       error = failure;
       // Log transitions only: a server that stays down does not flood the log. The scraper
-      // already logs (throttled) why a scrape failed; what it can't see is a body we can't read.
+      // already logs (throttled) why a scrape failed, a body the parser refused included; what it
+      // can't see is a body we failed to map (a bug).
       if (!ok && (wasOk || first)) {
         boolean unreadable = r != null && r.ok();
         logger.log(configured && unreadable ? Level.WARNING : Level.FINE,
             "inference server " + name + " is down: " + failure);
       } else if (ok && !wasOk) {
         logger.fine("inference server " + name + " is up");
+      }
+    }
+
+    /** Adds a read scrape to the window and counters; null, or why it could not. */
+    private String add(ScrapeResult r, ServerScrape s, long nanos, long epoch) {
+      try {
+        // The scrape's own start on both clocks: the window is keyed by monotonic time.
+        long scrapeEpoch = r.startEpochNanos() > 0 ? r.startEpochNanos() : epoch;
+        String restart = window.add(r.startNanos(), scrapeEpoch, s);
+        counters.add(scrapeEpoch, s);
+        addedNanos = r.startNanos();
+        addedEpochNanos = scrapeEpoch;
+        if (restart != null) {
+          // A server whose counters flap would log every cycle: once a minute at INFO.
+          boolean loud = lastRestartLogNanos == 0 || nanos - lastRestartLogNanos >= RESTART_LOG_INTERVAL_NANOS;
+          if (loud) {
+            lastRestartLogNanos = nanos;
+          }
+          logger.log(loud ? Level.INFO : Level.FINE,
+              "inference server " + name + ": statistics window restarted: " + restart);
+        }
+        engine = s.engine();
+        engineId = engine.id();
+        return null;
+      } catch (RuntimeException ex) {
+        return "can't read exposition: " + ex;
       }
     }
 

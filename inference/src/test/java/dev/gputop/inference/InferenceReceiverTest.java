@@ -102,6 +102,37 @@ class InferenceReceiverTest {
   }
 
   @Test
+  void refresh_configuredQuantiles_areTheOnesEveryLatencyReports() {
+    InferenceConfig config = new InferenceConfig(true, Duration.ofMinutes(1),
+        DiscoveryConfig.defaults(), List.of(endpoint("chat-api", "http://10.0.0.5:8000/metrics")),
+        ScrapeConfig.defaults()).withQuantiles(List.of(0.95, 0.5));
+    try (InferenceReceiver r = new InferenceReceiver(
+        config, Duration.ofSeconds(3), scraper, discovery, clock, OpenTelemetry.noop())) {
+      scraper.bodies.put("http://10.0.0.5:8000/metrics", fixture("vllm", "vllm-v1-dp2-small", 0));
+      r.refresh();
+      clock.advanceSeconds(10);
+      scraper.bodies.put("http://10.0.0.5:8000/metrics", fixture("vllm", "vllm-v1-dp2-small", 1));
+      r.refresh();
+
+      dev.gputop.inference.stats.LatencyStats ttft = server(r, "chat-api").stats().ttft();
+      assertThat(ttft.quantiles().levels()).containsExactly(0.5, 0.95);
+      // The same p50 as at the default quantiles; p95 as the window computes it; no p99.
+      assertThat(ttft.p50()).isCloseTo(0.25, within(1e-9));
+      dev.gputop.inference.window.ServerWindow w = new dev.gputop.inference.window.ServerWindow(
+          Duration.ofMinutes(1), 8);
+      dev.gputop.inference.engine.EngineMapper mapper = new dev.gputop.inference.engine.EngineMapper();
+      w.add(0, 1, mapper.map(TextExpositions.parse(fixture("vllm", "vllm-v1-dp2-small", 0))));
+      w.add(10_000_000_000L, 2, mapper.map(TextExpositions.parse(fixture("vllm", "vllm-v1-dp2-small", 1))));
+      assertThat(ttft.value(0.95)).isNotNull().isEqualTo(dev.gputop.inference.stats.WindowStatistics
+          .compute(w, null, null, dev.gputop.inference.stats.Quantiles.of(List.of(0.5, 0.95)))
+          .ttft().value(0.95));
+      assertThat(ttft.p99()).isNull();
+      // What reads p99 shows N/A rather than fail.
+      assertThat(r.snapshot().overview().worstTtftP99()).isNull();
+    }
+  }
+
+  @Test
   void refresh_resultsInAnyOrderOrMissing_areMatchedToTheirOwnServer() {
     try (InferenceReceiver r = receiver(endpoint("chat-api", "http://10.0.0.5:8000/metrics"),
         endpoint("code-api", "http://10.0.0.6:8000/metrics"), endpoint("lost", "http://10.0.0.7:8000/metrics"))) {

@@ -245,23 +245,32 @@ public final class ConfigLoader {
    * @param parentLine the line of the mapping holding the key, where a missing required key is
    *     reported
    */
+  /** A sequence's elements, each checked on its own line, then the list as a whole on the key's. */
+  private static <E> List<E> elements(Node node, ConfigType.SequenceType<E> list, String name) {
+    List<E> out = new ArrayList<>();
+    for (Node element : node.list()) {
+      if (!(element.value() instanceof String)) {
+        throw new ConfigException(name, element.line(), "expected a " + list.elementName());
+      }
+      try {
+        out.add(list.element((String) element.value()));
+      } catch (IllegalArgumentException e) {
+        throw new ConfigException(name, element.line(), e.getMessage());
+      }
+    }
+    try {
+      return list.whole(out);
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException(name, node.line(), e.getMessage());
+    }
+  }
+
   private Object value(Node node, ConfigSchema.Key<?, ?> key, String name, int parentLine) {
     if (key.type instanceof ConfigType.SecretMap) {
       return secrets(node, name, key.type);
     }
-    if (key.type instanceof ConfigType.SequenceType<?> seq && node != null && node.value() instanceof List) {
-      List<Object> out = new ArrayList<>();
-      for (Node element : node.list()) {
-        if (!(element.value() instanceof String)) {
-          throw new ConfigException(name, element.line(), "expected a " + seq.elementName());
-        }
-        try {
-          out.add(seq.element((String) element.value()));
-        } catch (IllegalArgumentException e) {
-          throw new ConfigException(name, element.line(), e.getMessage());
-        }
-      }
-      return List.copyOf(out);
+    if (key.type instanceof ConfigType.SequenceType<?> list && node != null && node.value() instanceof List) {
+      return elements(node, list, name);
     }
     if (node == null || node.value() == null) {
       if (key.required) {

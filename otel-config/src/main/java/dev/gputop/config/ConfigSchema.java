@@ -93,6 +93,12 @@ public final class ConfigSchema {
           c -> c.inference().costPerGpuHour(),
           "what one GPU costs per hour (a number, currency-free): each server whose GPUs are known"
               + " gets `efficiency.costPerMillionGeneratedTokens`");
+  public static final Key<AgentConfig, List<Double>> INFERENCE_QUANTILES =
+      key("inference.quantiles", ConfigType.QUANTILES, List.of(0.5, 0.9, 0.99),
+          c -> c.inference().quantiles(),
+          "the quantiles every latency reports over the window (JSON `p50`, `p95`, `p99_9`;"
+              + " the `quantile` label of the latency gauges); the page, `top` and the demo show"
+              + " p50, p90 and p99 (N/A for one not listed)");
   public static final Key<AgentConfig, Boolean> DISCOVERY_ENABLED =
       key("inference.discovery.enabled", ConfigType.BOOLEAN, true,
           c -> c.inference().discovery().enabled(),
@@ -318,7 +324,8 @@ public final class ConfigSchema {
             slo(v),
             new EnginesConfig(v.get(ENGINES_DIRECTORY), v.get(ENGINES_PROFILES),
                 v.line(ENGINES_PROFILES.path())),
-            v.get(INFERENCE_COST_PER_GPU_HOUR));
+            v.get(INFERENCE_COST_PER_GPU_HOUR),
+            v.get(INFERENCE_QUANTILES));
     NvmlConfig nvml = new NvmlConfig(v.get(NVML_ENABLED), v.get(NVML_LIBRARY));
     KubernetesConfig kubernetes =
         new KubernetesConfig(

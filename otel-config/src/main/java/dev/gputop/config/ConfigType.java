@@ -224,6 +224,12 @@ public abstract class ConfigType<T> {
   /** A list of URL paths, each starting with {@code /}: a YAML sequence, or one path. */
   public static final ConfigType<List<String>> PATHS = new PathList();
 
+  /**
+   * A list of quantiles, each a number strictly between 0 and 1, at least one and none twice: a
+   * YAML sequence ({@code [0.5, 0.95, 0.99]}), or one number; kept in ascending order.
+   */
+  public static final ConfigType<List<Double>> QUANTILES = new QuantileList();
+
   /** A TLS protocol version the listener accepts as its lowest: {@code 1.2} or {@code 1.3}. */
   public static final ConfigType<String> TLS_VERSION =
       new ConfigType<>("1.2 or 1.3") {
@@ -317,11 +323,19 @@ public abstract class ConfigType<T> {
 
     @Override
     List<E> parse(String text) {
-      return List.of(element(text));
+      return whole(List.of(element(text)));
     }
 
-    /** One element, checked. */
+    /** One element, checked; {@link IllegalArgumentException} says what is wrong with it. */
     abstract E element(String text);
+
+    /**
+     * The list of checked elements as the value, checked as a whole (none by default);
+     * {@link IllegalArgumentException} says what is wrong with it.
+     */
+    List<E> whole(List<E> elements) {
+      return List.copyOf(elements);
+    }
 
     @Override
     Object write(List<E> value) {
@@ -331,6 +345,43 @@ public abstract class ConfigType<T> {
     @Override
     String doc(List<E> value) {
       return value.toString();
+    }
+  }
+
+  /** The type of {@link #QUANTILES}. */
+  static final class QuantileList extends SequenceType<Double> {
+    private QuantileList() {
+      super("list of quantiles", "number between 0 and 1");
+    }
+
+    @Override
+    Double element(String text) {
+      double q;
+      try {
+        q = Double.parseDouble(text.trim());
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException(
+            "expected a quantile between 0 and 1 such as 0.95, not '" + text + "'");
+      }
+      if (!(q > 0 && q < 1)) {
+        throw new IllegalArgumentException(
+            "a quantile lies strictly between 0 and 1, not '" + text + "'");
+      }
+      return q;
+    }
+
+    @Override
+    List<Double> whole(List<Double> elements) {
+      if (elements.isEmpty()) {
+        throw new IllegalArgumentException("needs at least one quantile, such as [0.5, 0.9, 0.99]");
+      }
+      java.util.TreeSet<Double> sorted = new java.util.TreeSet<>();
+      for (Double q : elements) {
+        if (!sorted.add(q)) {
+          throw new IllegalArgumentException("lists " + q + " twice");
+        }
+      }
+      return List.copyOf(sorted);
     }
   }
 

@@ -16,6 +16,7 @@ import java.util.Objects;
  * @param engines {@code inference.engines.*}: the user's engine profiles
  * @param costPerGpuHour {@code inference.costPerGpuHour}: one GPU's price per hour, currency-free,
  *     for {@code efficiency.costPerMillionGeneratedTokens}; null when not configured
+ * @param quantiles {@code inference.quantiles}: the quantiles latencies report, ascending
  */
 public record InferenceConfig(
     boolean enabled,
@@ -25,10 +26,15 @@ public record InferenceConfig(
     ScrapeConfig scrape,
     SloConfig slo,
     EnginesConfig engines,
-    Double costPerGpuHour) {
+    Double costPerGpuHour,
+    List<Double> quantiles) {
 
   /** {@code inference.window}'s default, from {@link ConfigSchema#INFERENCE_WINDOW}. */
   public static final Duration DEFAULT_WINDOW = ConfigSchema.INFERENCE_WINDOW.defaultValue();
+
+  /** {@code inference.quantiles}' default, 0.5, 0.9 and 0.99. */
+  public static final List<Double> DEFAULT_QUANTILES =
+      ConfigSchema.INFERENCE_QUANTILES.defaultValue();
 
   public InferenceConfig {
     Objects.requireNonNull(window, "window");
@@ -37,15 +43,19 @@ public record InferenceConfig(
     Objects.requireNonNull(slo, "slo");
     Objects.requireNonNull(engines, "engines");
     endpoints = List.copyOf(endpoints);
+    quantiles = List.copyOf(quantiles);
+    if (quantiles.isEmpty()) {
+      throw new IllegalArgumentException("inference.quantiles needs at least one quantile");
+    }
     if (window.isNegative() || window.isZero()) {
       throw new IllegalArgumentException("inference.window must be positive");
     }
   }
 
-  /** Settings without a GPU price ({@code inference.costPerGpuHour}). */
+  /** Settings without a GPU price ({@code inference.costPerGpuHour}), at the default quantiles. */
   public InferenceConfig(boolean enabled, Duration window, DiscoveryConfig discovery,
       List<Endpoint> endpoints, ScrapeConfig scrape, SloConfig slo, EnginesConfig engines) {
-    this(enabled, window, discovery, endpoints, scrape, slo, engines, null);
+    this(enabled, window, discovery, endpoints, scrape, slo, engines, null, DEFAULT_QUANTILES);
   }
 
   /** Settings without profiles of the user's. */
@@ -64,35 +74,48 @@ public record InferenceConfig(
   // discovery off) keeps every other one, including components added later.
 
   public InferenceConfig withEnabled(boolean value) {
-    return new InferenceConfig(value, window, discovery, endpoints, scrape, slo, engines, costPerGpuHour);
+    return new InferenceConfig(
+        value, window, discovery, endpoints, scrape, slo, engines, costPerGpuHour, quantiles);
   }
 
   public InferenceConfig withWindow(Duration value) {
-    return new InferenceConfig(enabled, value, discovery, endpoints, scrape, slo, engines, costPerGpuHour);
+    return new InferenceConfig(
+        enabled, value, discovery, endpoints, scrape, slo, engines, costPerGpuHour, quantiles);
   }
 
   public InferenceConfig withDiscovery(DiscoveryConfig value) {
-    return new InferenceConfig(enabled, window, value, endpoints, scrape, slo, engines, costPerGpuHour);
+    return new InferenceConfig(
+        enabled, window, value, endpoints, scrape, slo, engines, costPerGpuHour, quantiles);
   }
 
   public InferenceConfig withEndpoints(List<Endpoint> value) {
-    return new InferenceConfig(enabled, window, discovery, value, scrape, slo, engines, costPerGpuHour);
+    return new InferenceConfig(
+        enabled, window, discovery, value, scrape, slo, engines, costPerGpuHour, quantiles);
   }
 
   public InferenceConfig withScrape(ScrapeConfig value) {
-    return new InferenceConfig(enabled, window, discovery, endpoints, value, slo, engines, costPerGpuHour);
+    return new InferenceConfig(
+        enabled, window, discovery, endpoints, value, slo, engines, costPerGpuHour, quantiles);
   }
 
   public InferenceConfig withSlo(SloConfig value) {
-    return new InferenceConfig(enabled, window, discovery, endpoints, scrape, value, engines, costPerGpuHour);
+    return new InferenceConfig(
+        enabled, window, discovery, endpoints, scrape, value, engines, costPerGpuHour, quantiles);
   }
 
   public InferenceConfig withEngines(EnginesConfig value) {
-    return new InferenceConfig(enabled, window, discovery, endpoints, scrape, slo, value, costPerGpuHour);
+    return new InferenceConfig(
+        enabled, window, discovery, endpoints, scrape, slo, value, costPerGpuHour, quantiles);
   }
 
   public InferenceConfig withCostPerGpuHour(Double value) {
-    return new InferenceConfig(enabled, window, discovery, endpoints, scrape, slo, engines, value);
+    return new InferenceConfig(
+        enabled, window, discovery, endpoints, scrape, slo, engines, value, quantiles);
+  }
+
+  public InferenceConfig withQuantiles(List<Double> value) {
+    return new InferenceConfig(
+        enabled, window, discovery, endpoints, scrape, slo, engines, costPerGpuHour, value);
   }
 
   /** Every {@code inference.*} key at its {@link ConfigSchema} default. */

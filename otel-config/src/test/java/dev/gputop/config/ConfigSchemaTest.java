@@ -60,6 +60,8 @@ class ConfigSchemaTest {
       return new Sample("https://other:8443/metrics", URI.create("https://other:8443/metrics"));
     } else if (t == ConfigType.PATHS) {
       return new Sample("/probe", List.of("/probe"));
+    } else if (t == ConfigType.QUANTILES) {
+      return new Sample("0.95", List.of(0.95));
     } else if (t == ConfigType.CIPHER_SUITES) {
       return new Sample("TLS_AES_256_GCM_SHA384", List.of("TLS_AES_256_GCM_SHA384"));
     } else if (t == ConfigType.TLS_VERSION) {
@@ -245,7 +247,7 @@ class ConfigSchemaTest {
       assertThat(written).isEqualTo(s.text());
     } else if (key.type() == ConfigType.PATHS || key.type() == ConfigType.CIPHER_SUITES) {
       assertThat(written).isEqualTo(List.of(s.text()));
-    } else if (key.type() == ConfigType.GPU_INDICES) {
+    } else if (key.type() == ConfigType.GPU_INDICES || key.type() == ConfigType.QUANTILES) {
       assertThat(written).isEqualTo(s.value());
     } else {
       assertThat(String.valueOf(written)).isEqualTo(String.valueOf(
@@ -287,7 +289,7 @@ class ConfigSchemaTest {
       return "soon";
     } else if (t == ConfigType.SIZE || t == ConfigType.COUNT) {
       return "many";
-    } else if (t == ConfigType.FRACTION) {
+    } else if (t == ConfigType.FRACTION || t == ConfigType.QUANTILES) {
       return "1.5";
     } else if (t == ConfigType.NUMBER || t == ConfigType.GPU_INDICES) {
       return "-1";
@@ -332,7 +334,7 @@ class ConfigSchemaTest {
         "refresh.normal", "listen", "listener.tls.certFile", "listener.tls.keyFile",
         "listener.tls.clientCaFile", "listener.tls.minVersion", "listener.tls.cipherSuites",
         "listener.auth.bearerTokenFile", "listener.auth.basicUsersFile",
-        "listener.auth.exemptPaths", "inference.enabled", "inference.window", "inference.costPerGpuHour",
+        "listener.auth.exemptPaths", "inference.enabled", "inference.window", "inference.costPerGpuHour", "inference.quantiles",
         "inference.discovery.enabled", "inference.discovery.scope", "inference.discovery.procRoot",
         "inference.scrape.timeout", "inference.scrape.maxBodyBytes",
         "inference.scrape.maxLineLength", "inference.scrape.maxSeries", "inference.scrape.maxLabels",
@@ -505,6 +507,28 @@ class ConfigSchemaTest {
   }
 
   @Test
+  void inferenceQuantiles_sequenceIsReadSortedAndEachNumberChecked() {
+    assertThat(loader.parse("inference:\n  quantiles: [0.99, 0.5, 0.95, 0.999]\n", Map.of())
+        .inference().quantiles()).containsExactly(0.5, 0.95, 0.99, 0.999);
+    assertThat(loader.parse("inference:\n  quantiles: 0.95\n", Map.of())
+        .inference().quantiles()).containsExactly(0.95);
+    assertThat(AgentConfig.defaults().inference().quantiles()).containsExactly(0.5, 0.9, 0.99);
+    assertThatThrownBy(() -> loader.parse("inference:\n  quantiles:\n    - 0.5\n    - p95\n", Map.of()))
+        .hasMessage("line 4: inference.quantiles: expected a quantile between 0 and 1 such as 0.95,"
+            + " not 'p95'");
+    assertThatThrownBy(() -> loader.parse("inference:\n  quantiles: [0.5, 1]\n", Map.of()))
+        .hasMessage("line 2: inference.quantiles: a quantile lies strictly between 0 and 1, not '1'");
+    assertThatThrownBy(() -> loader.parse("inference:\n  quantiles: [0.5, 0]\n", Map.of()))
+        .hasMessage("line 2: inference.quantiles: a quantile lies strictly between 0 and 1, not '0'");
+    assertThatThrownBy(() -> loader.parse("\ninference:\n  quantiles: [0.9, 0.90]\n", Map.of()))
+        .hasMessage("line 3: inference.quantiles: lists 0.9 twice");
+    assertThatThrownBy(() -> loader.parse("inference:\n  quantiles: []\n", Map.of()))
+        .hasMessage("line 2: inference.quantiles: needs at least one quantile, such as [0.5, 0.9, 0.99]");
+    assertThatThrownBy(() -> loader.parse("inference:\n  quantiles:\n    - [0.5]\n", Map.of()))
+        .hasMessage("line 3: inference.quantiles: expected a number between 0 and 1");
+  }
+
+  @Test
   void listenerValidate_settingsThatGoTogether() {
     assertThatThrownBy(() -> loader.parse("listener:\n  tls:\n    certFile: /c\n", Map.of()).listener().validate())
         .hasMessage("listener.tls.certFile: listener.tls.certFile and listener.tls.keyFile must be given together");
@@ -525,7 +549,8 @@ class ConfigSchemaTest {
     assertThat(tree.keySet()).containsExactly("refresh", "listen", "listener", "inference", "nvml", "kubernetes");
     @SuppressWarnings("unchecked")
     Map<String, Object> inference = (Map<String, Object>) tree.get("inference");
-    assertThat(inference.keySet()).containsExactly("enabled", "window", "costPerGpuHour", "discovery", "scrape", "engines", "endpoints", "slo");
+    assertThat(inference.keySet()).containsExactly("enabled", "window", "costPerGpuHour", "quantiles", "discovery", "scrape", "engines", "endpoints", "slo");
+    assertThat(inference.get("quantiles")).isEqualTo(List.of(0.5, 0.9, 0.99));
     assertThat(inference.get("scrape")).isEqualTo(Map.of("timeout", "2s", "maxBodyBytes", 16L << 20,
         "maxLineLength", 65536, "maxSeries", 200000, "maxLabels", 64, "concurrency", 8));
     @SuppressWarnings("unchecked")

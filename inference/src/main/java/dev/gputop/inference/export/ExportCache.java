@@ -85,7 +85,7 @@ public final class ExportCache {
         p = StatsPoint.of(name, engine, model, pod, ServerStats.EMPTY);
         points.put(key, p);
       }
-      return new StatsPoint(p.attributes(), p.p50(), p.p90(), p.p99(), p.slo(), stats, model);
+      return new StatsPoint(p.attributes(), p.quantiles(), p.slo(), stats, model);
     }
 
     Attributes up() {

@@ -236,9 +236,9 @@ public final class InferenceMetrics implements AutoCloseable {
               .buildWithCallback(m -> eachPoint(base, perModel, p -> {
                 LatencyStats l = value.apply(p.stats());
                 if (l != null) {
-                  record(m, l.p50(), p.p50());
-                  record(m, l.p90(), p.p90());
-                  record(m, l.p99(), p.p99());
+                  for (int i = 0; i < l.quantiles().size(); i++) {
+                    record(m, l.values().get(i), p.quantile(l.quantiles(), i));
+                  }
                 }
               })));
       registrations.add(

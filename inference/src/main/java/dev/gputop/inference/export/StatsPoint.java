@@ -1,5 +1,6 @@
 package dev.gputop.inference.export;
 
+import dev.gputop.inference.stats.Quantiles;
 import dev.gputop.inference.stats.ServerStats;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.common.Attributes;
@@ -11,16 +12,15 @@ import java.util.List;
  * Immutable.
  *
  * @param attributes {@code server}, {@code engine} (and {@code model} for a model's point)
- * @param p50 the attributes plus {@code quantile=0.5}
- * @param p90 the attributes plus {@code quantile=0.9}
- * @param p99 the attributes plus {@code quantile=0.99}
+ * @param quantiles the attributes plus {@code quantile} for each of the default quantiles
+ *     (0.5, 0.9, 0.99; see {@link #quantile})
  * @param slo the attributes plus {@code slo} = ttft, itl, e2e, queue, in that order
  * @param stats the values
  * @param model the model of a per-model point (its values go to the {@code
  *     gputop.inference.model.*} families), or null for the server's own point
  */
 public record StatsPoint(
-    Attributes attributes, Attributes p50, Attributes p90, Attributes p99, List<Attributes> slo,
+    Attributes attributes, List<Attributes> quantiles, List<Attributes> slo,
     ServerStats stats, String model) {
 
   /** The values of the {@code slo} attribute, in the order of {@link #slo()}. */
@@ -40,7 +40,17 @@ public record StatsPoint(
   static final AttributeKey<String> SLO = AttributeKey.stringKey("slo");
 
   public StatsPoint {
+    quantiles = List.copyOf(quantiles);
     slo = List.copyOf(slo);
+  }
+
+  /**
+   * The attributes plus {@code quantile} for the i-th of {@code levels}: built once per server
+   * for the default quantiles, built per call for others ({@code inference.quantiles}).
+   */
+  public Attributes quantile(Quantiles levels, int i) {
+    return levels.equals(Quantiles.DEFAULT) ? quantiles.get(i)
+        : attributes.toBuilder().put(QUANTILE, Quantiles.label(levels.level(i))).build();
   }
 
   /** A point for a server total ({@code model} null) or for one of its models. */
@@ -64,9 +74,8 @@ public record StatsPoint(
     Attributes a = b.build();
     return new StatsPoint(
         a,
-        a.toBuilder().put(QUANTILE, "0.5").build(),
-        a.toBuilder().put(QUANTILE, "0.9").build(),
-        a.toBuilder().put(QUANTILE, "0.99").build(),
+        Quantiles.DEFAULT.levels().stream()
+            .map(q -> a.toBuilder().put(QUANTILE, Quantiles.label(q)).build()).toList(),
         SLO_KINDS.stream().map(k -> a.toBuilder().put(SLO, k).build()).toList(),
         stats, model);
   }

@@ -96,7 +96,7 @@ public final class HttpScraper implements Scraper {
     this.config = Objects.requireNonNull(config, "config");
     this.clock = Objects.requireNonNull(clock, "clock");
     this.failureLog = new ScrapeFailureLog(logger, clock);
-    this.telemetry = new ScrapeTelemetry(Objects.requireNonNull(openTelemetry, "openTelemetry"));
+    this.telemetry = new ScrapeTelemetry(Objects.requireNonNull(openTelemetry, "openTelemetry"), clock);
     // Connecting gets three quarters of the budget: enough for any reachable server, and a
     // connect that can't complete (a firewall dropping packets) is then reported as such rather
     // than as a server that did not answer.
@@ -157,11 +157,22 @@ public final class HttpScraper implements Scraper {
    */
   @Override
   public List<ScrapeResult> scrapeAll(List<Endpoint> targets) {
+    return scrapeAll(targets, null);
+  }
+
+  /**
+   * As {@link #scrapeAll(List)}; each successful body is read by {@code reader} on this thread
+   * as the results are collected in target order (the later calls still running meanwhile), and
+   * its scrape is counted and its span ended after that, as a success or as {@link
+   * Outcome#MALFORMED} (the span still ends when the body had arrived).
+   */
+  @Override
+  public List<ScrapeResult> scrapeAll(List<Endpoint> targets, BodyReader reader) {
     if (targets.isEmpty()) {
       return List.of();
     }
     try {
-      return scrape(List.copyOf(targets));
+      return scrape(List.copyOf(targets), reader);
     } catch (RuntimeException e) {
       logger.log(Level.WARNING, "Scrape cycle failed unexpectedly", e);
       List<ScrapeResult> results = new ArrayList<>(targets.size());
@@ -172,7 +183,13 @@ public final class HttpScraper implements Scraper {
     }
   }
 
-  private List<ScrapeResult> scrape(List<Endpoint> targets) {
+  /**
+   * A successful call whose telemetry waits for its body's reading on the calling thread: its
+   * span, and when the call ended on the scraper's clock (the span's end).
+   */
+  private record Unread(Span span, ScrapeCall.Completed completed, long endEpochNanos) {}
+
+  private List<ScrapeResult> scrape(List<Endpoint> targets, BodyReader reader) {
     clients.awaitReady();
     prepareTls(targets);
     ScrapeDeadline deadline = ScrapeDeadline.after(clock, config.timeout());
@@ -181,17 +198,25 @@ public final class HttpScraper implements Scraper {
     // Per call, what must have run before scrapeAll returns: the telemetry, and for a started
     // call its slot's release and the backoff's record (so the next cycle sees both).
     List<CompletableFuture<?>> reported = new ArrayList<>(targets.size());
+    // Per call, a success whose body the reader reads before it is counted, else null.
+    List<AtomicReference<Unread>> unread = new ArrayList<>(targets.size());
     boolean interrupted = false;
     for (Endpoint target : targets) {
       ScrapeCall call = new ScrapeCall(target, config, clock, deadline);
       // The target's span starts with its request, so a wait for a slot shows as a gap in the
       // trace; a target that never started gets a span when it is reported.
       AtomicReference<Span> span = new AtomicReference<>();
+      AtomicReference<Unread> toRead = new AtomicReference<>();
+      unread.add(toRead);
       // Recorded before scrapeAll sees the result, so the metrics are current when it returns.
       reported.add(call.completion().whenComplete((completed, error) -> {
         Span started = span.get();
-        telemetry.record(started != null ? started : telemetry.startScrape(cycle, target),
-            completed);
+        Span scrape = started != null ? started : telemetry.startScrape(cycle, target);
+        if (reader != null && completed.result().ok()) {
+          toRead.set(new Unread(scrape, completed, clock.epochNanos()));
+          return;
+        }
+        telemetry.record(scrape, completed, completed.result(), clock.epochNanos());
         failureLog.record(completed.result());
       }));
       calls.add(call);
@@ -266,13 +291,32 @@ public final class HttpScraper implements Scraper {
       } catch (RuntimeException e) {
         logger.log(Level.FINE, "Recording a scrape's telemetry failed", e);
       }
-      results.add(completed.result());
+      Unread toRead = unread.get(i).get();
+      results.add(toRead == null ? completed.result() : read(toRead, reader));
     }
     telemetry.endCycle(cycle, results);
     if (interrupted) {
       Thread.currentThread().interrupt();
     }
     return results;
+  }
+
+  /** The reader's verdict on a successful body, counted and logged as such. */
+  private ScrapeResult read(Unread toRead, BodyReader reader) {
+    ScrapeResult result = toRead.completed().result();
+    try {
+      result = reader.verdict(result);
+    } catch (RuntimeException e) {
+      // A reader's bug is not the server's fault: the scrape stays a success, the caller sees why.
+      logger.log(Level.FINE, "Reading a scraped body failed", e);
+    }
+    try {
+      telemetry.record(toRead.span(), toRead.completed(), result, toRead.endEpochNanos());
+      failureLog.record(result);
+    } catch (RuntimeException e) {
+      logger.log(Level.FINE, "Recording a scrape's telemetry failed", e);
+    }
+    return result;
   }
 
   /** Ends the scrapes in flight and releases the threads. Idempotent. */

@@ -53,6 +53,12 @@ public record ScrapeResult(
     Objects.requireNonNull(outcome, "outcome");
   }
 
+  /** This scrape, a success whose body did not read, as a malformed one saying {@code why}. */
+  public ScrapeResult malformed(String why) {
+    return new ScrapeResult(target, Outcome.MALFORMED, null, 0, null, startEpochNanos,
+        startNanos, durationNanos, Objects.requireNonNull(why, "why"));
+  }
+
   public boolean ok() {
     return outcome == Outcome.SUCCESS;
   }

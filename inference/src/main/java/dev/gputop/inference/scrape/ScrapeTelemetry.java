@@ -1,5 +1,6 @@
 package dev.gputop.inference.scrape;
 
+import dev.gputop.config.Clock;
 import dev.gputop.config.Endpoint;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.common.AttributeKey;
@@ -16,12 +17,15 @@ import io.opentelemetry.context.Context;
 import java.net.URI;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The scraper's own telemetry, through the OpenTelemetry API only: per scrape, its duration,
  * body size and outcome as metrics (docs/metrics.md, "Scrapes"), and a trace per scrape cycle
  * with a child span per target, so a slow or failing scrape can be inspected in a trace backend.
- * Without a configured SDK every instrument is a no-op. Thread-safe.
+ * Without a configured SDK every instrument is a no-op. Spans are timed on the scraper's clock,
+ * since a scrape's span may be ended after its body is read, on another thread (see {@link
+ * #record}). Thread-safe.
  */
 final class ScrapeTelemetry {
 
@@ -67,8 +71,10 @@ final class ScrapeTelemetry {
   private final LongHistogram size;
   private final LongCounter count;
   private final Tracer tracer;
+  private final Clock clock;
 
-  ScrapeTelemetry(OpenTelemetry openTelemetry) {
+  ScrapeTelemetry(OpenTelemetry openTelemetry, Clock clock) {
+    this.clock = clock;
     Meter meter = openTelemetry.getMeter(SCOPE);
     duration = meter.histogramBuilder(DURATION_METRIC)
         .setUnit("s")
@@ -93,6 +99,7 @@ final class ScrapeTelemetry {
     return tracer.spanBuilder(CYCLE_SPAN)
         .setSpanKind(SpanKind.INTERNAL)
         .setNoParent()
+        .setStartTimestamp(clock.epochNanos(), TimeUnit.NANOSECONDS)
         .setAttribute(CYCLE_TARGETS, (long) targets)
         .startSpan();
   }
@@ -103,6 +110,7 @@ final class ScrapeTelemetry {
     var builder = tracer.spanBuilder("scrape " + target.name())
         .setSpanKind(SpanKind.CLIENT)
         .setParent(Context.root().with(cycle))
+        .setStartTimestamp(clock.epochNanos(), TimeUnit.NANOSECONDS)
         .setAttribute(SERVER, target.name())
         .setAttribute(HTTP_REQUEST_METHOD, "GET")
         .setAttribute(URL_FULL, redactedUrl(url));
@@ -115,9 +123,12 @@ final class ScrapeTelemetry {
     return builder.startSpan();
   }
 
-  /** Records one finished scrape as metrics and ends its span. */
-  void record(Span span, ScrapeCall.Completed completed) {
-    ScrapeResult result = completed.result();
+  /**
+   * Records one finished scrape as metrics and ends its span at {@code endEpochNanos} (when the
+   * call ended). {@code result} is the call's own, or the verdict of the caller's reading of its
+   * body ({@link Scraper.BodyReader}), so a body that fails to parse counts as {@code malformed}.
+   */
+  void record(Span span, ScrapeCall.Completed completed, ScrapeResult result, long endEpochNanos) {
     String server = result.target().name();
     String outcome = result.outcome().attributeValue();
     Attributes withOutcome = Attributes.of(SERVER, server, OUTCOME, outcome);
@@ -139,7 +150,7 @@ final class ScrapeTelemetry {
       span.setAttribute(ERROR_TYPE, outcome);
       span.setStatus(StatusCode.ERROR, result.error() == null ? outcome : result.error());
     }
-    span.end();
+    span.end(endEpochNanos, TimeUnit.NANOSECONDS);
   }
 
   /** Ends the cycle's span, marked as an error when any target failed. */
@@ -149,7 +160,7 @@ final class ScrapeTelemetry {
     if (failures > 0) {
       cycle.setStatus(StatusCode.ERROR, failures + " of " + results.size() + " scrapes failed");
     }
-    cycle.end();
+    cycle.end(clock.epochNanos(), TimeUnit.NANOSECONDS);
   }
 
   /**

@@ -17,6 +17,37 @@ public interface Scraper extends AutoCloseable {
    */
   List<ScrapeResult> scrapeAll(List<Endpoint> targets);
 
+  /**
+   * As {@link #scrapeAll(List)}, with each successful body read by {@code reader} on the calling
+   * thread before its scrape is counted: a body the reader refuses becomes a {@link
+   * ScrapeResult.Outcome#MALFORMED} result with the reader's message, in the returned list and in
+   * the scraper's own telemetry alike (docs/scraping.md, "Outcomes"). Never throws.
+   */
+  default List<ScrapeResult> scrapeAll(List<Endpoint> targets, BodyReader reader) {
+    List<ScrapeResult> results = new java.util.ArrayList<>(scrapeAll(targets));
+    results.replaceAll(reader::verdict);
+    return results;
+  }
+
+  /**
+   * Reads a successful scrape's body (typically by parsing it); used on the thread that called
+   * {@code scrapeAll}, one result after another.
+   */
+  @FunctionalInterface
+  interface BodyReader {
+    /** Null when {@code result}'s body reads, else why not, in words a person can act on. */
+    String unreadable(ScrapeResult result);
+
+    /** {@code result} as it is, or as a malformed result when its body does not read. */
+    default ScrapeResult verdict(ScrapeResult result) {
+      if (!result.ok()) {
+        return result;
+      }
+      String why = unreadable(result);
+      return why == null ? result : result.malformed(why);
+    }
+  }
+
   /** Releases threads and connections. Idempotent. */
   @Override
   void close();

@@ -7,7 +7,9 @@ import dev.gputop.inference.engine.Series;
 import dev.gputop.inference.window.ConceptColumns;
 import dev.gputop.inference.window.SeriesColumn;
 import dev.gputop.inference.window.ServerWindow;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 
 /**
  * Computes a server's {@link ServerStats} from its window, as docs/inference.md describes:
@@ -34,7 +36,6 @@ import java.util.Arrays;
  */
 public final class WindowStatistics {
 
-  private static final double[] QUANTILES = {0.5, 0.9, 0.99};
 
   private WindowStatistics() {}
 
@@ -45,10 +46,19 @@ public final class WindowStatistics {
    * @param slo the targets that apply (resolved from {@code inference.slo})
    */
   public static ServerStats compute(ServerWindow window, String model, SloTargets slo) {
+    return compute(window, model, slo, Quantiles.DEFAULT);
+  }
+
+  /**
+   * As {@link #compute(ServerWindow, String, SloTargets)}, each latency at these quantiles
+   * ({@code inference.quantiles}).
+   */
+  public static ServerStats compute(
+      ServerWindow window, String model, SloTargets slo, Quantiles quantiles) {
     if (window.size() == 0) {
       return ServerStats.EMPTY;
     }
-    Range r = new Range(window, model);
+    Range r = new Range(window, model, quantiles);
     ServerStats stats = compute(r);
     return slo == null || !slo.hasTargets() ? stats : stats.withSlo(
         SloAttainment.compute(r::buckets, slo).withRequestRate(stats.requestsPerSecond()));
@@ -60,7 +70,8 @@ public final class WindowStatistics {
    * @param model the model to restrict to, or null for the whole server
    */
   public static ServerStats compute(ServerWindow window, String model) {
-    return window.size() == 0 ? ServerStats.EMPTY : compute(new Range(window, model));
+    return window.size() == 0 ? ServerStats.EMPTY
+        : compute(new Range(window, model, Quantiles.DEFAULT));
   }
 
   private static ServerStats compute(Range r) {
@@ -128,6 +139,8 @@ public final class WindowStatistics {
   private static final class Range {
     final ServerWindow window;
     final String model;
+    /** The quantiles every latency reports. */
+    final Quantiles quantiles;
     final int m;
     final int[] slots;
     final double[] times;
@@ -140,9 +153,10 @@ public final class WindowStatistics {
     private final Buckets[] buckets = new Buckets[Concept.values().length];
     private final boolean[] summed = new boolean[buckets.length];
 
-    Range(ServerWindow window, String model) {
+    Range(ServerWindow window, String model, Quantiles quantiles) {
       this.window = window;
       this.model = model;
+      this.quantiles = quantiles;
       this.m = window.size();
       this.slots = new int[m];
       this.times = new double[m];
@@ -183,11 +197,9 @@ public final class WindowStatistics {
   }
 
   /** A latency the server exports but the window can't compute yet: every field null. */
-  private static final LatencyStats NOT_YET = new LatencyStats(null, null, null, null, null);
-
-  /** With one scrape: {@link #NOT_YET} when the scrape has the histogram, else null. */
+  /** With one scrape: nothing yet (every value null) when the scrape has the histogram, else null. */
   private static LatencyStats notYet(Range r, Concept c) {
-    return hasSeries(r.window.columns(c), r.model) ? NOT_YET : null;
+    return hasSeries(r.window.columns(c), r.model) ? LatencyStats.none(r.quantiles, null) : null;
   }
 
   private static boolean hasSeries(ConceptColumns cc, String model) {
@@ -351,16 +363,21 @@ public final class WindowStatistics {
       return null;
     }
     if (!g.any() || Double.isNaN(g.countIncrease())) {
-      return NOT_YET; // exported, but no histogram has two scrapes in the window yet
+      // exported, but no histogram has two scrapes in the window yet
+      return LatencyStats.none(r.quantiles, null);
     }
     double countInc = g.countIncrease();
     if (countInc <= 0) {
-      return new LatencyStats(null, null, null, null, 0L);
+      return LatencyStats.none(r.quantiles, 0L);
     }
-    double[] q = new double[QUANTILES.length];
-    HistogramQuantile.quantiles(QUANTILES, g.bounds(), g.rates(), q);
+    double[] q = new double[r.quantiles.size()];
+    HistogramQuantile.quantiles(r.quantiles.toArray(), g.bounds(), g.rates(), q);
+    List<Double> values = new ArrayList<>(q.length);
+    for (double v : q) {
+      values.add(finite(v));
+    }
     Double mean = Double.isFinite(g.sumIncrease()) ? g.sumIncrease() / countInc : null;
-    return new LatencyStats(mean, finite(q[0]), finite(q[1]), finite(q[2]), Math.round(countInc));
+    return new LatencyStats(mean, r.quantiles, values, Math.round(countInc));
   }
 
   private static Double finite(double x) {
@@ -393,7 +410,7 @@ public final class WindowStatistics {
    * scrapes in the window.
    */
   public static Buckets buckets(ServerWindow window, Concept c, String model) {
-    return window.size() == 0 ? null : new Range(window, model).buckets(c);
+    return window.size() == 0 ? null : new Range(window, model, Quantiles.DEFAULT).buckets(c);
   }
 
   private static Buckets sum(Range r, Concept c) {

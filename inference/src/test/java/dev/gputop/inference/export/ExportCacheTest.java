@@ -50,7 +50,7 @@ class ExportCacheTest {
     InferenceSnapshot second = refresh(cache, "vllm", "a", "b");
     StatsPoint again = second.points().get(0);
     assertThat(again.attributes()).isSameAs(first.attributes());
-    assertThat(again.p99()).isSameAs(first.p99());
+    assertThat(again.quantiles()).isSameAs(first.quantiles());
     assertThat(again.slo()).isSameAs(first.slo());
     assertThat(again.stats()).isSameAs(STATS);
     // The same values as a builder without a cache.

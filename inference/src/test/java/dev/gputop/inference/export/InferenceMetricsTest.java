@@ -79,6 +79,21 @@ class InferenceMetricsTest {
   }
 
   @Test
+  void collect_latencyAtConfiguredQuantiles_hasOnePointPerQuantile() {
+    LatencyStats l = new LatencyStats(0.3, dev.gputop.inference.stats.Quantiles.of(
+        List.of(0.5, 0.95, 0.999)), List.of(0.25, 0.7, 1.2), 40L);
+    ServerStats s = new ServerStats(5, 1, 0.61, 0.55, 4.0, 900.0, 1100.0, 0.3, l, l, l, l, 0.35);
+    snapshot.set(snapshotOf(List.of(StatsPoint.of("chat", "vllm", null, s)), Map.of()));
+    try (InferenceMetrics m = new InferenceMetrics(sdk, snapshot::get)) {
+      assertThat(metric(reader.collectAllMetrics(), "gputop.inference.ttft").getDoubleGaugeData()
+              .getPoints())
+          .extracting(p -> p.getAttributes().get(AttributeKey.stringKey("quantile")) + "=" + p.getValue()
+              + " " + p.getAttributes().get(AttributeKey.stringKey("server")))
+          .containsExactlyInAnyOrder("0.5=0.25 chat", "0.95=0.7 chat", "0.999=1.2 chat");
+    }
+  }
+
+  @Test
   void collect_exportsEveryDocumentedGaugeWithServerAndEngine() {
     LatencyStats l = new LatencyStats(0.3, 0.25, 0.6, 0.9, 40L);
     ServerStats s = new ServerStats(5, 1, 0.61, 0.55, 4.0, 900.0, 1100.0, 0.3, l, l, l, l, 0.35);

@@ -108,6 +108,48 @@ class ScrapeTelemetryTest {
   }
 
   @Test
+  void scrapeAll_bodyTheReaderRefuses_isCountedAndTracedAsMalformed() {
+    List<ScrapeResult> results;
+    try (HttpScraper scraper = new HttpScraper(CONFIG, Clock.system(), sdk)) {
+      results = scraper.scrapeAll(List.of(Endpoint.of("vllm", server.uri("/metrics")),
+              Endpoint.of("sglang", server.uri("/gzip"))),
+          r -> r.target().name().equals("vllm") ? "malformed exposition: line 2: bad" : null);
+    }
+
+    assertThat(results.get(0).outcome()).isEqualTo(ScrapeResult.Outcome.MALFORMED);
+    assertThat(results.get(0).error()).isEqualTo("malformed exposition: line 2: bad");
+    assertThat(results.get(0).body()).isNull();
+    assertThat(results.get(1).ok()).isTrue();
+    Collection<MetricData> metrics = metricReader.collectAllMetrics();
+    assertThat(metric(metrics, "gputop.scrape.count"))
+        .hasLongSumSatisfying(sum -> sum.hasPointsSatisfying(
+            p -> p.hasAttributes(Attributes.of(ScrapeTelemetry.SERVER, "vllm",
+                ScrapeTelemetry.OUTCOME, "malformed")).hasValue(1),
+            p -> p.hasAttributes(Attributes.of(ScrapeTelemetry.SERVER, "sglang",
+                ScrapeTelemetry.OUTCOME, "success")).hasValue(1)));
+    // Only the body that read is measured.
+    assertThat(metric(metrics, "gputop.scrape.size"))
+        .hasHistogramSatisfying(h -> h.hasPointsSatisfying(
+            p -> p.hasAttributes(Attributes.of(ScrapeTelemetry.SERVER, "sglang"))));
+    List<SpanData> spans = spanExporter.getFinishedSpanItems();
+    SpanData vllm = span(spans, "scrape vllm");
+    assertThat(vllm)
+        .hasAttribute(ScrapeTelemetry.OUTCOME, "malformed")
+        .hasAttribute(ScrapeTelemetry.ERROR_TYPE, "malformed")
+        .hasAttribute(ScrapeTelemetry.HTTP_RESPONSE_STATUS_CODE, 200L)
+        .hasStatusSatisfying(s -> s.hasCode(StatusCode.ERROR)
+            .hasDescription("malformed exposition: line 2: bad"));
+    SpanData cycle = span(spans, "scrape cycle");
+    assertThat(cycle).hasAttribute(ScrapeTelemetry.CYCLE_FAILURES, 1L);
+    // Each target's span lies within the cycle's, on the scraper's one clock.
+    for (SpanData child : List.of(vllm, span(spans, "scrape sglang"))) {
+      assertThat(child.getStartEpochNanos()).isBetween(cycle.getStartEpochNanos(),
+          child.getEndEpochNanos());
+      assertThat(child.getEndEpochNanos()).isLessThanOrEqualTo(cycle.getEndEpochNanos());
+    }
+  }
+
+  @Test
   void scrapeAll_traces_aCycleSpanWithAChildPerTarget() {
     List<ScrapeResult> results = scrape(Endpoint.of("vllm", server.uri("/metrics")),
         Endpoint.of("sglang", server.uri("/missing")));
