@@ -137,10 +137,7 @@ public final class ExportedHistogramProducer implements MetricProducer {
   /** Groups counter points by name into monotonic cumulative sums, each with its own start time. */
   static List<MetricData> countersToMetricData(Resource resource, List<ExportedCounter> counters,
       Function<Map<String, String>, Attributes> attributes) {
-    Map<String, List<ExportedCounter>> byName = new LinkedHashMap<>();
-    for (ExportedCounter c : counters) {
-      byName.computeIfAbsent(c.name(), k -> new ArrayList<>()).add(c);
-    }
+    Map<String, List<ExportedCounter>> byName = byName(counters, ExportedCounter::name);
     List<MetricData> out = new ArrayList<>(byName.size());
     for (Map.Entry<String, List<ExportedCounter>> e : byName.entrySet()) {
       ExportedCounter first = e.getValue().get(0);
@@ -162,10 +159,7 @@ public final class ExportedHistogramProducer implements MetricProducer {
 
   private static List<MetricData> toMetricData(Resource resource, List<ExportedHistogram> histograms,
       Function<Map<String, String>, Attributes> attributes) {
-    Map<String, List<ExportedHistogram>> byName = new LinkedHashMap<>();
-    for (ExportedHistogram h : histograms) {
-      byName.computeIfAbsent(h.name(), k -> new ArrayList<>()).add(h);
-    }
+    Map<String, List<ExportedHistogram>> byName = byName(histograms, ExportedHistogram::name);
     List<MetricData> out = new ArrayList<>(byName.size());
     for (Map.Entry<String, List<ExportedHistogram>> e : byName.entrySet()) {
       ExportedHistogram first = e.getValue().get(0);
@@ -190,6 +184,15 @@ public final class ExportedHistogramProducer implements MetricProducer {
               HistogramData.create(AggregationTemporality.CUMULATIVE, points)));
     }
     return out;
+  }
+
+  /** The points by metric name, in the order the names first come: one metric per name. */
+  private static <T> Map<String, List<T>> byName(List<T> points, Function<T, String> name) {
+    Map<String, List<T>> byName = new LinkedHashMap<>();
+    for (T p : points) {
+      byName.computeIfAbsent(name.apply(p), k -> new ArrayList<>()).add(p);
+    }
+    return byName;
   }
 
   private static Attributes attributes(Map<String, String> map) {
