@@ -66,15 +66,6 @@ public record InferenceSnapshot(
     efficiency = efficiency == null ? List.of() : List.copyOf(efficiency);
   }
 
-  /** A snapshot without efficiency points. */
-  public InferenceSnapshot(List<ServerEntry> servers, ServingOverview overview, List<Alert> alerts,
-      DiscoverySection discovery, HealthStatus health, List<StatsPoint> points, Map<Attributes, Long> up,
-      Map<Attributes, Long> info, Map<Attributes, Long> states, List<ExportedHistogram> histograms,
-      List<ExportedCounter> counters, Map<Long, String> owners, Map<Long, dev.gputop.config.PodIdentity> pods) {
-    this(servers, overview, alerts, discovery, health, points, up, info, states, histograms, counters,
-        owners, pods, List.of());
-  }
-
   /** Before the first refresh: nothing known, healthy. */
   public static InferenceSnapshot empty() {
     return new InferenceSnapshot(
@@ -90,7 +81,8 @@ public record InferenceSnapshot(
         List.of(),
         List.of(),
         Map.of(),
-        Map.of());
+        Map.of(),
+        List.of());
   }
 
   /** The receiver's part of the JSON snapshot. */

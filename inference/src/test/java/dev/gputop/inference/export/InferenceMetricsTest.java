@@ -43,7 +43,7 @@ class InferenceMetricsTest {
       List<StatsPoint> points, Map<Attributes, Long> up, Map<Attributes, Long> states) {
     InferenceSnapshot e = InferenceSnapshot.empty();
     return new InferenceSnapshot(List.of(), e.overview(), List.of(), e.discovery(), HealthStatus.healthy(),
-        points, up, Map.of(), states, List.of(), List.of(), Map.of(), Map.of());
+        points, up, Map.of(), states, List.of(), List.of(), Map.of(), Map.of(), List.of());
   }
 
   private MetricData metric(Collection<MetricData> all, String name) {
@@ -199,7 +199,7 @@ class InferenceMetricsTest {
         List.of(), Map.of(), Map.of(StatsPoint.infoAttributes("ray", "vllm", "a", null), 1L,
             StatsPoint.infoAttributes("ray", "vllm", "b", null), 1L,
             StatsPoint.infoAttributes("tgi", "tgi", "", null), 1L),
-        Map.of(), List.of(), List.of(), Map.of(), Map.of()));
+        Map.of(), List.of(), List.of(), Map.of(), Map.of(), List.of()));
     try (InferenceMetrics m = new InferenceMetrics(sdk, snapshot::get)) {
       MetricData info = metric(reader.collectAllMetrics(), "gputop.inference.served_model");
       assertThat(info.getUnit()).isEqualTo("1");
