@@ -574,6 +574,12 @@ public final class EngineMapper {
     }
   }
 
+  /** The leaves of both, each once. */
+  private static int[] union(int[] a, int[] b) {
+    return java.util.stream.IntStream.concat(java.util.Arrays.stream(a), java.util.Arrays.stream(b))
+        .distinct().toArray();
+  }
+
   private static String withoutTotal(String name) {
     return name.endsWith("_total") ? name.substring(0, name.length() - "_total".length()) : name;
   }
@@ -605,6 +611,12 @@ public final class EngineMapper {
     /** Canonical histogram name → indexes of the histogram leaves that read it. */
     final Map<String, int[]> histogramSlots = new HashMap<>();
     /**
+     * Per family name, the scalar leaves a family of that name makes present: those of its
+     * samples' names ({@code family}, {@code _total}, {@code _sum}, {@code _count}); made once, so
+     * the drift check of a scrape looks each family up instead of building four names.
+     */
+    final Map<String, int[]> scalarLeavesOfFamily = new HashMap<>();
+    /**
      * Canonical names of the typed families that can hold a leaf's samples (with and without
      * {@code _total}, histograms by base name), so other families of the engine (token-count
      * histograms, {@code _created} gauges, ...) are skipped whole.
@@ -619,8 +631,12 @@ public final class EngineMapper {
     final String[] modelLabels;
     /** The families the profile knows and reads for no concept, without {@code _total}. */
     final Set<String> notRead;
-    /** Whether a wrapper writes gauge copies of counters that must not be read. */
-    final boolean ignoresCounterGauges;
+    /**
+     * By wire prefix: whether the wrapper that writes it (Ray) also writes gauge copies of
+     * counters that must not be read. Found once, not by matching each family against the
+     * wrappers' rules.
+     */
+    final boolean[] ignoresCounterGaugesOf;
     /** The profile's concepts in its order, each with its sources in preference order and their leaves. */
     final Concept[] conceptOrder;
     final Source[][] sourcesOf;
@@ -652,11 +668,13 @@ public final class EngineMapper {
         known.add(withoutTotal(name));
       }
       this.notRead = Set.copyOf(known);
-      boolean ignores = false;
-      for (Wrapper wr : p.wrappers()) {
-        ignores |= wr.ignoreCounterGauges();
+      this.ignoresCounterGaugesOf = new boolean[wire.length];
+      for (int i = 0; i < wire.length; i++) {
+        // The longest wire prefix of a name is a wrapper's exactly when the name is (a shorter
+        // alias that also starts the name is a prefix of it).
+        Wrapper wr = p.wrapperOf(wire[i]);
+        ignoresCounterGaugesOf[i] = wr != null && wr.ignoreCounterGauges();
       }
-      this.ignoresCounterGauges = ignores;
       int nc = p.concepts().size();
       this.conceptOrder = new Concept[nc];
       this.sourcesOf = new Source[nc][];
@@ -706,6 +724,16 @@ public final class EngineMapper {
           }
         }
       }
+      for (Map.Entry<String, int[]> e : scalarSlots.entrySet()) {
+        String name = e.getKey();
+        for (String suffix : new String[] {"", "_total", "_sum", "_count"}) {
+          if (name.endsWith(suffix)) {
+            presentWith(name.substring(0, name.length() - suffix.length()), e.getValue());
+          }
+        }
+        // A family written with _total whose samples a source names without it.
+        presentWith(name + "_total", e.getValue());
+      }
       int n = leaves.size();
       this.plain = new boolean[n];
       this.whereLabels = new String[n][];
@@ -716,6 +744,11 @@ public final class EngineMapper {
         whereLabels[i] = leaf.where().keySet().toArray(new String[0]);
         whereValues[i] = leaf.where().values().toArray(new List<?>[0]);
       }
+    }
+
+    private void presentWith(String family, int[] slots) {
+      int[] known = scalarLeavesOfFamily.get(family);
+      scalarLeavesOfFamily.put(family, known == null ? slots.clone() : union(known, slots));
     }
 
     /** Whether no rule touches the rows of {@code leaf}. */
@@ -809,18 +842,16 @@ public final class EngineMapper {
       for (int fi = 0, fn = all.size(); fi < fn; fi++) {
         MetricFamily f = all.get(fi);
         List<Sample> samples = f.samples();
-        boolean engines = hasPrefix(f.name());
-        if (engines && ignoresCounterGauges && f.type() == MetricType.GAUGE) {
-          Wrapper w = profile.wrapperOf(f.name());
-          if (w != null && w.ignoreCounterGauges()) {
-            if (counters == null) {
-              counters = counterNames(all);
-            }
-            if (counters.contains(f.name() + "_total")) {
-              // The wrapper's gauge copy of the counter beside it: the same value, read once.
-              reading.duplicate(f.name());
-              continue;
-            }
+        int prefix = wireIndex(f.name());
+        boolean engines = prefix >= 0;
+        if (engines && f.type() == MetricType.GAUGE && ignoresCounterGaugesOf[prefix]) {
+          if (counters == null) {
+            counters = counterNames(all);
+          }
+          if (counters.contains(f.name() + "_total")) {
+            // The wrapper's gauge copy of the counter beside it: the same value, read once.
+            reading.duplicate(f.name());
+            continue;
           }
         }
         String family = canonical(f.name());
@@ -891,14 +922,14 @@ public final class EngineMapper {
       return reading;
     }
 
-    /** Whether a family name carries one of the engine's wire prefixes. */
-    private boolean hasPrefix(String name) {
-      for (String w : wire) {
-        if (name.startsWith(w)) {
-          return true;
+    /** The index of the longest of the engine's wire prefixes a family name carries, or -1. */
+    private int wireIndex(String name) {
+      for (int i = 0; i < wire.length; i++) {
+        if (name.startsWith(wire[i])) {
+          return i;
         }
       }
-      return false;
+      return -1;
     }
 
     /** Marks the leaves that read a family present (it is exported, with samples or not). */
@@ -908,20 +939,10 @@ public final class EngineMapper {
           present[leaf] = true;
         }
       }
-      for (String suffix : new String[] {"", "_total", "_sum", "_count"}) {
-        int[] slots = scalarSlots.get(family + suffix);
-        if (slots != null) {
-          for (int leaf : slots) {
-            present[leaf] = true;
-          }
-        }
-      }
-      if (family.endsWith("_total")) {
-        int[] slots = scalarSlots.get(family.substring(0, family.length() - "_total".length()));
-        if (slots != null) {
-          for (int leaf : slots) {
-            present[leaf] = true;
-          }
+      int[] slots = scalarLeavesOfFamily.get(family);
+      if (slots != null) {
+        for (int leaf : slots) {
+          present[leaf] = true;
         }
       }
     }
