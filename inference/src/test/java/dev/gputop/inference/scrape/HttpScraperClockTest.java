@@ -53,8 +53,10 @@ class HttpScraperClockTest {
     List<ScrapeResult> results = scrape(ONE_SLOT,
         Endpoint.of("slow", slow.uri("/metrics")), Endpoint.of("next", next.uri("/metrics")));
 
-    // The first answered, one timeout after it started by the clock.
-    assertThat(results.get(0).outcome()).isEqualTo(Outcome.SUCCESS);
+    // The first ended one timeout after it started by the clock: read, or (when the caller looked
+    // at the clock between the handler's advance and the response's arrival, a race the clock
+    // can't order) ended at the deadline, as a real clock past it would end it.
+    assertThat(results.get(0).outcome()).isIn(Outcome.SUCCESS, Outcome.TIMEOUT);
     assertThat(results.get(0).durationNanos()).isEqualTo(TIMEOUT.toNanos());
     // Its slot came free after the deadline had passed on the clock: the second never started.
     assertThat(results.get(1).outcome()).isEqualTo(Outcome.TIMEOUT);
@@ -81,8 +83,11 @@ class HttpScraperClockTest {
             .get(0);
 
     assertThat(result.outcome()).isEqualTo(Outcome.TIMEOUT);
-    assertThat(result.error()).isEqualTo(
-        "timed out after 1s waiting for a response from 127.0.0.1:" + server.port());
+    // Before the redirect was sent, or while the 307 was still being read when the caller saw the
+    // clock past the deadline (the same race as above): either way at the deadline, not after it.
+    assertThat(result.error()).isIn(
+        "timed out after 1s waiting for a response from 127.0.0.1:" + server.port(),
+        "timed out after 1s reading the body from 127.0.0.1:" + server.port() + " (0 bytes received)");
     assertThat(result.durationNanos()).isEqualTo(TIMEOUT.toNanos());
     // Only the first request was sent: no time was left on the clock for the second.
     assertThat(server.requests).hasSize(1);
