@@ -1,17 +1,17 @@
 package dev.gputop.agent;
 
 import dev.gputop.config.AgentConfig;
-import dev.gputop.config.Clock;
 import dev.gputop.config.DiscoveryConfig;
 import dev.gputop.config.internal.TerminalText;
+import dev.gputop.config.services.GpuProcess;
+import dev.gputop.config.services.GpuProcessSource;
 import dev.gputop.inference.discovery.DiscoveredServer;
 import dev.gputop.inference.discovery.DiscoveryResult;
 import dev.gputop.inference.discovery.ProcessDiscovery;
 import dev.gputop.inference.discovery.SkippedProcess;
-import dev.gputop.config.services.GpuProcess;
-import dev.gputop.config.services.GpuProcessSource;
 import dev.gputop.nvml.Nvml;
 import dev.gputop.nvml.NvmlUnavailableException;
+import dev.gputop.receiver.Clock;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,8 +1,8 @@
 package dev.gputop.agent;
 
-import dev.gputop.config.Clock;
-import dev.gputop.config.HealthStatus;
 import dev.gputop.config.logging.FailureLog;
+import dev.gputop.receiver.Clock;
+import dev.gputop.receiver.HealthStatus;
 // FailedExportException is the only way the OTLP exporters say why an export failed (the HTTP
 // status or gRPC status of a response); no public API carries it. Used read-only, for the reason.
 import io.opentelemetry.exporter.internal.FailedExportException;

@@ -1,7 +1,7 @@
 package dev.gputop.agent;
 
-import dev.gputop.config.ExportedCounter;
-import dev.gputop.config.ExportedHistogram;
+import dev.gputop.receiver.ExportedCounter;
+import dev.gputop.receiver.ExportedHistogram;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.api.common.AttributesBuilder;

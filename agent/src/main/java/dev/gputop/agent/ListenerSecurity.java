@@ -1,12 +1,12 @@
 package dev.gputop.agent;
 
 import at.favre.lib.crypto.bcrypt.BCrypt;
-import dev.gputop.config.Clock;
 import dev.gputop.config.ListenerConfig;
 import dev.gputop.config.internal.credentials.BearerTokenFile;
 import dev.gputop.config.internal.credentials.CredentialException;
 import dev.gputop.config.internal.credentials.PemFiles;
 import dev.gputop.config.logging.FailureLog;
+import dev.gputop.receiver.Clock;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;

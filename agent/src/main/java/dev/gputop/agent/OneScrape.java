@@ -1,11 +1,11 @@
 package dev.gputop.agent;
 
 import dev.gputop.config.AgentConfig;
-import dev.gputop.config.Clock;
 import dev.gputop.config.Endpoint;
 import dev.gputop.config.ScrapeConfig;
 import dev.gputop.inference.scrape.HttpScraper;
 import dev.gputop.inference.scrape.ScrapeResult;
+import dev.gputop.receiver.Clock;
 import io.opentelemetry.api.OpenTelemetry;
 import java.net.URI;
 import java.util.List;

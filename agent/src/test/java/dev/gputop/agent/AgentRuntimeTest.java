@@ -3,13 +3,13 @@ package dev.gputop.agent;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.gputop.testing.ManualClock;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.gputop.config.AgentConfig;
 import dev.gputop.config.ConfigException;
 import dev.gputop.config.ConfigLoader;
-import dev.gputop.config.HealthStatus;
+import dev.gputop.receiver.HealthStatus;
+import dev.gputop.testing.ManualClock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

@@ -10,9 +10,9 @@ import com.sun.jna.Native;
 import com.sun.net.httpserver.HttpServer;
 import dev.gputop.config.AgentConfig;
 import dev.gputop.config.ConfigLoader;
-import dev.gputop.config.Receiver;
 import dev.gputop.inference.InferenceReceiverProvider;
 import dev.gputop.nvml.NvmlReceiverProvider;
+import dev.gputop.receiver.Receiver;
 import dev.gputop.testing.ManualClock;
 import dev.gputop.testing.TestReceiverContext;
 import io.opentelemetry.proto.metrics.v1.NumberDataPoint;
@@ -87,7 +87,7 @@ class EfficiencyTest {
     });
     vllm.start();
     otlp = new OtlpHttpReceiver();
-    sdk = StandaloneSdk.create(true, null, new ExportMonitor(dev.gputop.config.Clock.system(), Duration.ofMinutes(1)),
+    sdk = StandaloneSdk.create(true, null, new ExportMonitor(dev.gputop.receiver.Clock.system(), Duration.ofMinutes(1)),
         Map.of("otel.metrics.exporter", "otlp", "otel.exporter.otlp.protocol", "http/protobuf",
             "otel.exporter.otlp.endpoint", otlp.endpoint(), "otel.metric.export.interval", "3600000",
             "otel.traces.exporter", "none", "otel.logs.exporter", "none"));

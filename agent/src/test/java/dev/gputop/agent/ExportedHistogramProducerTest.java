@@ -3,9 +3,9 @@ package dev.gputop.agent;
 import static io.opentelemetry.sdk.testing.assertj.OpenTelemetryAssertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.gputop.config.ExportedCounter;
-import dev.gputop.config.ExportedHistogram;
 import dev.gputop.config.PodIdentity;
+import dev.gputop.receiver.ExportedCounter;
+import dev.gputop.receiver.ExportedHistogram;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.sdk.metrics.SdkMeterProvider;

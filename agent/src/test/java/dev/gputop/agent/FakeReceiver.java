@@ -1,8 +1,8 @@
 package dev.gputop.agent;
 
-import dev.gputop.config.ExportedHistogram;
-import dev.gputop.config.HealthStatus;
-import dev.gputop.config.Receiver;
+import dev.gputop.receiver.ExportedHistogram;
+import dev.gputop.receiver.HealthStatus;
+import dev.gputop.receiver.Receiver;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;

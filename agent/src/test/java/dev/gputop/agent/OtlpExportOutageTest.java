@@ -2,8 +2,8 @@ package dev.gputop.agent;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.gputop.config.Clock;
-import dev.gputop.config.HealthStatus;
+import dev.gputop.receiver.Clock;
+import dev.gputop.receiver.HealthStatus;
 import io.opentelemetry.api.metrics.LongCounter;
 import io.opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest;
 import io.opentelemetry.proto.metrics.v1.Metric;

@@ -7,22 +7,22 @@ import dev.gputop.agent.demo.DemoReplicas;
 import dev.gputop.agent.demo.Replica;
 import dev.gputop.config.AgentConfig;
 import dev.gputop.config.ConfigLoader;
-import dev.gputop.config.ExportedHistogram;
 import dev.gputop.config.PodIdentity;
+import dev.gputop.receiver.ExportedHistogram;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.api.common.AttributesBuilder;
 import io.opentelemetry.api.metrics.DoubleHistogram;
 import io.opentelemetry.api.metrics.LongCounter;
 import io.opentelemetry.api.metrics.Meter;
-import io.opentelemetry.exporter.prometheus.PrometheusMetricReader;
-import io.opentelemetry.sdk.OpenTelemetrySdk;
-import io.opentelemetry.sdk.common.InstrumentationScopeInfo;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanContext;
 import io.opentelemetry.api.trace.TraceFlags;
 import io.opentelemetry.api.trace.TraceState;
 import io.opentelemetry.context.Context;
+import io.opentelemetry.exporter.prometheus.PrometheusMetricReader;
+import io.opentelemetry.sdk.OpenTelemetrySdk;
+import io.opentelemetry.sdk.common.InstrumentationScopeInfo;
 import io.opentelemetry.sdk.metrics.Aggregation;
 import io.opentelemetry.sdk.metrics.ExemplarFilter;
 import io.opentelemetry.sdk.metrics.InstrumentSelector;
@@ -267,8 +267,8 @@ class PrometheusTextWriterTest {
       AgentConfig config = new ConfigLoader().parse(yaml.toString(), Map.of());
       OpenTelemetrySdk sdk = OpenTelemetrySdk.builder().setMeterProvider(both.provider).build();
       dev.gputop.testing.TestReceiverContext context = new dev.gputop.testing.TestReceiverContext(config, sdk, clock);
-      try (dev.gputop.config.Receiver gpus = new dev.gputop.nvml.NvmlReceiverProvider().create(context);
-          dev.gputop.config.Receiver inference = new dev.gputop.inference.InferenceReceiverProvider().create(context)) {
+      try (dev.gputop.receiver.Receiver gpus = new dev.gputop.nvml.NvmlReceiverProvider().create(context);
+          dev.gputop.receiver.Receiver inference = new dev.gputop.inference.InferenceReceiverProvider().create(context)) {
         producer.bind(inference::exportedHistograms, inference::exportedCounters);
         for (int i = 0; i < 3; i++) {
           gpus.refresh();

@@ -1,9 +1,9 @@
 package dev.gputop.agent;
 
 import dev.gputop.config.AgentConfig;
-import dev.gputop.config.Receiver;
-import dev.gputop.config.ReceiverContext;
-import dev.gputop.config.ReceiverProvider;
+import dev.gputop.receiver.Receiver;
+import dev.gputop.receiver.ReceiverContext;
+import dev.gputop.receiver.ReceiverProvider;
 
 /**
  * Registered in the test classpath's META-INF/services so a test can see the runtime find

@@ -40,6 +40,11 @@ class ShadedJarIT {
       assertThat(jar.getManifest().getMainAttributes().getValue("Main-Class")).isEqualTo("dev.gputop.agent.Main");
       // ServiceLoader files are merged and relocated with the classes they name.
       assertThat(jar.getEntry("META-INF/services/dev.gputop.shaded.io.opentelemetry.sdk.autoconfigure.spi.metrics.ConfigurableMetricExporterProvider")).isNotNull();
+      // The two receivers' provider files (named after dev.gputop.receiver.ReceiverProvider) merged into one.
+      try (var in = jar.getInputStream(jar.getEntry("META-INF/services/dev.gputop.receiver.ReceiverProvider"))) {
+        assertThat(new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).lines().map(String::strip))
+            .contains("dev.gputop.nvml.NvmlReceiverProvider", "dev.gputop.inference.InferenceReceiverProvider");
+      }
       assertThat(jar.getEntry("snapshot.schema.json")).isNotNull();
       assertThat(jar.getEntry("history.schema.json")).isNotNull();
       // The web page and its chart library are served from the jar (no CDN).

@@ -2,17 +2,17 @@ package dev.gputop.inference;
 
 import dev.gputop.config.AgentConfig;
 import dev.gputop.config.InferenceConfig;
-import dev.gputop.config.Receiver;
-import dev.gputop.config.ReceiverContext;
-import dev.gputop.config.ReceiverProvider;
+import dev.gputop.config.services.GpuPowerSource;
+import dev.gputop.config.services.GpuProcessSource;
+import dev.gputop.config.services.ProcessOwnerLookup;
 import dev.gputop.inference.discovery.ProcessDiscovery;
 import dev.gputop.inference.engine.EngineMapper;
 import dev.gputop.inference.engine.EngineProfiles;
 import dev.gputop.inference.engine.UserProfiles;
 import dev.gputop.inference.scrape.HttpScraper;
-import dev.gputop.config.services.GpuPowerSource;
-import dev.gputop.config.services.GpuProcessSource;
-import dev.gputop.config.services.ProcessOwnerLookup;
+import dev.gputop.receiver.Receiver;
+import dev.gputop.receiver.ReceiverContext;
+import dev.gputop.receiver.ReceiverProvider;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -20,7 +20,7 @@ import java.util.logging.Logger;
  * Creates the inference receiver ({@code inference.enabled}, on by default) with the real HTTP
  * scraper and process discovery, and publishes its {@link ProcessOwnerLookup} so that per-process
  * GPU metrics can name the server a process belongs to. Registered in {@code
- * META-INF/services/dev.gputop.config.ReceiverProvider}; order 200, after NVML (100), whose
+ * META-INF/services/dev.gputop.receiver.ReceiverProvider}; order 200, after NVML (100), whose
  * {@link GpuProcessSource} discovery reads on every pass.
  */
 public final class InferenceReceiverProvider implements ReceiverProvider {

@@ -7,10 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.gputop.config.DiscoveryConfig;
 import dev.gputop.config.Endpoint;
-import dev.gputop.config.ExportedHistogram;
-import dev.gputop.config.HealthStatus;
 import dev.gputop.config.InferenceConfig;
-import dev.gputop.config.ReceiverProvider;
 import dev.gputop.config.ScrapeConfig;
 import dev.gputop.config.TlsConfig;
 import dev.gputop.inference.discovery.DiscoveredServer;
@@ -21,8 +18,11 @@ import dev.gputop.inference.export.Alert;
 import dev.gputop.inference.export.ServerEntry;
 import dev.gputop.inference.scrape.ScrapeResult;
 import dev.gputop.inference.scrape.Scraper;
-import dev.gputop.testing.ManualClock;
 import dev.gputop.inference.testing.TextExpositions;
+import dev.gputop.receiver.ExportedHistogram;
+import dev.gputop.receiver.HealthStatus;
+import dev.gputop.receiver.ReceiverProvider;
+import dev.gputop.testing.ManualClock;
 import io.opentelemetry.api.OpenTelemetry;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -449,7 +449,7 @@ class InferenceReceiverTest {
         .filter(c -> c.name().equals(model == null ? "gputop.inference.requests" : "gputop.inference.model.requests"))
         .filter(c -> model == null || model.equals(c.attributes().get("model")))
         .filter(c -> "success".equals(c.attributes().get("outcome")))
-        .mapToDouble(dev.gputop.config.ExportedCounter::value).findFirst().orElse(Double.NaN);
+        .mapToDouble(dev.gputop.receiver.ExportedCounter::value).findFirst().orElse(Double.NaN);
   }
 
   @Test

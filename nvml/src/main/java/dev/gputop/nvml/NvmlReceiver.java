@@ -1,15 +1,15 @@
 package dev.gputop.nvml;
 
+import dev.gputop.config.logging.FailureLog;
 import dev.gputop.config.services.GpuPowerSource;
+import dev.gputop.config.services.GpuProcess;
 import dev.gputop.config.services.GpuProcessSource;
 import dev.gputop.config.services.GpuReading;
 import dev.gputop.config.services.ProcessOwnerLookup;
-import dev.gputop.config.services.GpuProcess;
-import dev.gputop.config.Clock;
-import dev.gputop.config.HealthStatus;
-import dev.gputop.config.Receiver;
-import dev.gputop.config.ReceiverContext;
-import dev.gputop.config.logging.FailureLog;
+import dev.gputop.receiver.Clock;
+import dev.gputop.receiver.HealthStatus;
+import dev.gputop.receiver.Receiver;
+import dev.gputop.receiver.ReceiverContext;
 import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.api.common.AttributesBuilder;
 import java.util.ArrayList;

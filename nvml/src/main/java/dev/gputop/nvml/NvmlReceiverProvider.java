@@ -1,9 +1,9 @@
 package dev.gputop.nvml;
 
 import dev.gputop.config.AgentConfig;
-import dev.gputop.config.Receiver;
-import dev.gputop.config.ReceiverContext;
-import dev.gputop.config.ReceiverProvider;
+import dev.gputop.receiver.Receiver;
+import dev.gputop.receiver.ReceiverContext;
+import dev.gputop.receiver.ReceiverProvider;
 
 /** Creates the {@code nvml} receiver (order 100, before inference) when {@code nvml.enabled}. */
 public final class NvmlReceiverProvider implements ReceiverProvider {

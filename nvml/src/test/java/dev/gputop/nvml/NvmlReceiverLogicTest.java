@@ -3,9 +3,9 @@ package dev.gputop.nvml;
 import static io.opentelemetry.sdk.testing.assertj.OpenTelemetryAssertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.gputop.config.HealthStatus;
 import dev.gputop.config.services.GpuProcess;
 import dev.gputop.config.services.ProcessOwnerLookup;
+import dev.gputop.receiver.HealthStatus;
 import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.sdk.metrics.data.MetricData;
 import java.nio.file.Path;

@@ -1,14 +1,14 @@
 package dev.gputop.nvml;
 
-import dev.gputop.config.services.GpuProcessSource;
-import dev.gputop.config.services.ProcessOwnerLookup;
-import dev.gputop.config.services.GpuProcess;
 import static io.opentelemetry.sdk.testing.assertj.OpenTelemetryAssertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.gputop.config.HealthStatus;
+import dev.gputop.config.services.GpuProcess;
+import dev.gputop.config.services.GpuProcessSource;
+import dev.gputop.config.services.ProcessOwnerLookup;
 import dev.gputop.nvml.FakeNvml.Control;
 import dev.gputop.nvml.FakeNvml.Variant;
+import dev.gputop.receiver.HealthStatus;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.sdk.metrics.data.MetricData;
@@ -390,8 +390,8 @@ class NvmlReceiverTest {
 
   @Test
   void provider_isFoundByServiceLoaderWithOrder100() {
-    List<dev.gputop.config.ReceiverProvider> providers = new ArrayList<>();
-    ServiceLoader.load(dev.gputop.config.ReceiverProvider.class).forEach(providers::add);
+    List<dev.gputop.receiver.ReceiverProvider> providers = new ArrayList<>();
+    ServiceLoader.load(dev.gputop.receiver.ReceiverProvider.class).forEach(providers::add);
     assertThat(providers).singleElement().satisfies(p -> {
       assertThat(p.name()).isEqualTo("nvml");
       assertThat(p.order()).isEqualTo(100);

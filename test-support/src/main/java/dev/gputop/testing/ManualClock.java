@@ -1,6 +1,6 @@
 package dev.gputop.testing;
 
-import dev.gputop.config.Clock;
+import dev.gputop.receiver.Clock;
 import java.time.Duration;
 import java.time.Instant;
 

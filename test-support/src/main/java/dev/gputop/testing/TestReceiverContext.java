@@ -1,8 +1,8 @@
 package dev.gputop.testing;
 
 import dev.gputop.config.AgentConfig;
-import dev.gputop.config.Clock;
-import dev.gputop.config.StandardReceiverContext;
+import dev.gputop.receiver.Clock;
+import dev.gputop.receiver.StandardReceiverContext;
 import io.opentelemetry.api.OpenTelemetry;
 
 /**

@@ -6,7 +6,7 @@ import java.util.Objects;
 /**
  * One request a {@link LoadModel} served to the end, with the true times it drew: what the model
  * observes into its histograms at the finish, and what it tells its {@link LoadListener}. Times
- * are readings of the model's clock ({@link dev.gputop.config.Clock#nanoTime()}). Immutable.
+ * are readings of the model's clock ({@link dev.gputop.receiver.Clock#nanoTime()}). Immutable.
  *
  * @param engine the data-parallel engine index that served it (0 when the server has one)
  * @param generation how many restarts the server had gone through when it finished

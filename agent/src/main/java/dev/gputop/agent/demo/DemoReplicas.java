@@ -1,7 +1,7 @@
 package dev.gputop.agent.demo;
 
 import com.sun.net.httpserver.HttpServer;
-import dev.gputop.config.Clock;
+import dev.gputop.receiver.Clock;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;

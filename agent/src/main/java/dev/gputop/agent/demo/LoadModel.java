@@ -1,6 +1,6 @@
 package dev.gputop.agent.demo;
 
-import dev.gputop.config.Clock;
+import dev.gputop.receiver.Clock;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.EnumMap;

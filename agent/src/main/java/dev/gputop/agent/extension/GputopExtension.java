@@ -7,7 +7,7 @@ import dev.gputop.agent.internal.MetricsOnlyOpenTelemetry;
 import dev.gputop.config.AgentConfig;
 import dev.gputop.config.ConfigException;
 import dev.gputop.config.ConfigLoader;
-import dev.gputop.config.ReceiverProvider;
+import dev.gputop.receiver.ReceiverProvider;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
 import io.opentelemetry.sdk.autoconfigure.spi.AutoConfigurationCustomizer;
 import io.opentelemetry.sdk.autoconfigure.spi.AutoConfigurationCustomizerProvider;

@@ -1,11 +1,11 @@
 package dev.gputop.agent.extension;
 
 import dev.gputop.config.AgentConfig;
-import dev.gputop.config.ExportedHistogram;
-import dev.gputop.config.HealthStatus;
-import dev.gputop.config.Receiver;
-import dev.gputop.config.ReceiverContext;
-import dev.gputop.config.ReceiverProvider;
+import dev.gputop.receiver.ExportedHistogram;
+import dev.gputop.receiver.HealthStatus;
+import dev.gputop.receiver.Receiver;
+import dev.gputop.receiver.ReceiverContext;
+import dev.gputop.receiver.ReceiverProvider;
 // internal: suppressing the Java agent's instrumentation has no public API; this is the context
 // key the SDK's own exporters set and the agent honours (see the class comment).
 import io.opentelemetry.exporter.internal.InstrumentationUtil;
@@ -97,7 +97,7 @@ final class UntracedReceivers {
     }
 
     @Override
-    public List<dev.gputop.config.ExportedCounter> exportedCounters() {
+    public List<dev.gputop.receiver.ExportedCounter> exportedCounters() {
       return delegate.exportedCounters();
     }
 

@@ -5,10 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.gputop.config.AgentConfig;
 import dev.gputop.config.ConfigException;
-import dev.gputop.config.HealthStatus;
-import dev.gputop.config.Receiver;
-import dev.gputop.config.ReceiverContext;
-import dev.gputop.config.ReceiverProvider;
+import dev.gputop.receiver.HealthStatus;
+import dev.gputop.receiver.Receiver;
+import dev.gputop.receiver.ReceiverContext;
+import dev.gputop.receiver.ReceiverProvider;
 import io.opentelemetry.context.Context;
 import io.opentelemetry.exporter.internal.InstrumentationUtil;
 import java.util.ArrayList;

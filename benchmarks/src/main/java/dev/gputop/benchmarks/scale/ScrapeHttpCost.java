@@ -1,10 +1,10 @@
 package dev.gputop.benchmarks.scale;
 
-import dev.gputop.config.Clock;
+import dev.gputop.config.Endpoint;
 import dev.gputop.config.ScrapeConfig;
 import dev.gputop.inference.scrape.HttpScraper;
 import dev.gputop.inference.scrape.ScrapeResult;
-import dev.gputop.config.Endpoint;
+import dev.gputop.receiver.Clock;
 import java.lang.management.ManagementFactory;
 import java.net.URI;
 import java.util.ArrayList;

@@ -1,9 +1,9 @@
 package dev.gputop.inference.export;
 
-import dev.gputop.config.ExportedCounter;
+import dev.gputop.inference.stats.ServerCounters.Total;
 import dev.gputop.inference.stats.ServerCounters;
 import dev.gputop.inference.stats.ServerEnergy;
-import dev.gputop.inference.stats.ServerCounters.Total;
+import dev.gputop.receiver.ExportedCounter;
 import java.util.Collection;
 import java.util.List;
 

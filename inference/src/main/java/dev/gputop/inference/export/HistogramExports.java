@@ -1,11 +1,11 @@
 package dev.gputop.inference.export;
 
-import dev.gputop.config.ExportedHistogram;
 import dev.gputop.config.PodIdentity;
 import dev.gputop.inference.engine.Concept;
 import dev.gputop.inference.window.ConceptColumns;
 import dev.gputop.inference.window.SeriesColumn;
 import dev.gputop.inference.window.ServerWindow;
+import dev.gputop.receiver.ExportedHistogram;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;

@@ -1,8 +1,8 @@
 package dev.gputop.inference.export;
 
-import dev.gputop.config.ExportedCounter;
-import dev.gputop.config.ExportedHistogram;
-import dev.gputop.config.HealthStatus;
+import dev.gputop.receiver.ExportedCounter;
+import dev.gputop.receiver.ExportedHistogram;
+import dev.gputop.receiver.HealthStatus;
 import io.opentelemetry.api.common.Attributes;
 import java.util.List;
 import java.util.Map;

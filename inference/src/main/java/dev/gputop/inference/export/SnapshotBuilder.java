@@ -1,8 +1,5 @@
 package dev.gputop.inference.export;
 
-import dev.gputop.config.ExportedCounter;
-import dev.gputop.config.ExportedHistogram;
-import dev.gputop.config.HealthStatus;
 import dev.gputop.inference.stats.Efficiency;
 import dev.gputop.inference.stats.LatencyStats;
 import dev.gputop.inference.stats.ServerCounters;
@@ -10,6 +7,9 @@ import dev.gputop.inference.stats.ServerEnergy;
 import dev.gputop.inference.stats.ServerStats;
 import dev.gputop.inference.stats.SloStats;
 import dev.gputop.inference.window.ServerWindow;
+import dev.gputop.receiver.ExportedCounter;
+import dev.gputop.receiver.ExportedHistogram;
+import dev.gputop.receiver.HealthStatus;
 import io.opentelemetry.api.common.Attributes;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -1,9 +1,9 @@
 package dev.gputop.inference.scrape;
 
 import dev.gputop.config.Endpoint;
-import dev.gputop.config.Clock;
 import dev.gputop.config.ScrapeConfig;
 import dev.gputop.inference.scrape.ScrapeResult.Outcome;
+import dev.gputop.receiver.Clock;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.trace.Span;
 import java.time.Duration;

@@ -1,9 +1,9 @@
 package dev.gputop.inference.scrape;
 
 import dev.gputop.config.Endpoint;
-import dev.gputop.config.Clock;
 import dev.gputop.config.ScrapeConfig;
 import dev.gputop.inference.scrape.ScrapeResult.Outcome;
+import dev.gputop.receiver.Clock;
 import java.io.EOFException;
 import java.io.IOException;
 import java.net.ConnectException;

@@ -1,6 +1,6 @@
 package dev.gputop.inference.scrape;
 
-import dev.gputop.config.Clock;
+import dev.gputop.receiver.Clock;
 import java.time.Duration;
 
 /**

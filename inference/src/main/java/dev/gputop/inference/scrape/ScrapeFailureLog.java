@@ -1,7 +1,7 @@
 package dev.gputop.inference.scrape;
 
-import dev.gputop.config.Clock;
 import dev.gputop.config.logging.FailureLog;
+import dev.gputop.receiver.Clock;
 import java.util.logging.Logger;
 
 /**

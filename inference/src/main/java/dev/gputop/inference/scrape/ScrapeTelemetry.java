@@ -1,7 +1,7 @@
 package dev.gputop.inference.scrape;
 
-import dev.gputop.config.Clock;
 import dev.gputop.config.Endpoint;
+import dev.gputop.receiver.Clock;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.common.Attributes;

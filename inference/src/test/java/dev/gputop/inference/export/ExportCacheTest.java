@@ -2,11 +2,11 @@ package dev.gputop.inference.export;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.gputop.config.ExportedHistogram;
 import dev.gputop.inference.engine.EngineMapper;
 import dev.gputop.inference.stats.ServerStats;
 import dev.gputop.inference.testing.TextExpositions;
 import dev.gputop.inference.window.ServerWindow;
+import dev.gputop.receiver.ExportedHistogram;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

@@ -2,9 +2,9 @@ package dev.gputop.inference.export;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.gputop.config.HealthStatus;
 import dev.gputop.inference.stats.LatencyStats;
 import dev.gputop.inference.stats.ServerStats;
+import dev.gputop.receiver.HealthStatus;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.sdk.OpenTelemetrySdk;

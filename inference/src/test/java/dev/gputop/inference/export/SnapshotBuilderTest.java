@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.gputop.config.HealthStatus;
 import dev.gputop.inference.stats.LatencyStats;
 import dev.gputop.inference.stats.ServerStats;
+import dev.gputop.receiver.HealthStatus;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

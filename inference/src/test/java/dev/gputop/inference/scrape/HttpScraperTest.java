@@ -1,13 +1,13 @@
 package dev.gputop.inference.scrape;
 
-import dev.gputop.config.Endpoint;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.gputop.testing.SharedFixtures;
-import dev.gputop.config.Clock;
+import dev.gputop.config.Endpoint;
 import dev.gputop.config.ScrapeConfig;
 import dev.gputop.config.TlsConfig;
 import dev.gputop.inference.scrape.ScrapeResult.Outcome;
+import dev.gputop.receiver.Clock;
+import dev.gputop.testing.SharedFixtures;
 import io.opentelemetry.api.OpenTelemetry;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

@@ -1,10 +1,10 @@
 package dev.gputop.inference.scrape;
 
-import dev.gputop.config.Endpoint;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.gputop.config.Clock;
+import dev.gputop.config.Endpoint;
 import dev.gputop.inference.scrape.ScrapeResult.Outcome;
+import dev.gputop.receiver.Clock;
 import java.net.URI;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;

@@ -1,6 +1,5 @@
 package dev.gputop.inference.scrape;
 
-import dev.gputop.config.Endpoint;
 import static dev.gputop.inference.scrape.HttpScraperTest.CONFIG;
 import static dev.gputop.inference.scrape.HttpScraperTest.EXPOSITION;
 import static dev.gputop.inference.scrape.HttpScraperTest.PROMETHEUS_TEXT;
@@ -9,7 +8,8 @@ import static io.opentelemetry.sdk.testing.assertj.OpenTelemetryAssertions.asser
 import static io.opentelemetry.sdk.testing.assertj.OpenTelemetryAssertions.equalTo;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.gputop.config.Clock;
+import dev.gputop.config.Endpoint;
+import dev.gputop.receiver.Clock;
 import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.StatusCode;

@@ -1,6 +1,6 @@
 package dev.gputop.config.logging;
 
-import dev.gputop.config.Clock;
+import dev.gputop.receiver.Clock;
 import java.io.InterruptedIOException;
 import java.net.ConnectException;
 import java.net.NoRouteToHostException;

@@ -5,7 +5,7 @@ import java.util.List;
 /**
  * Each GPU's power, energy counter, utilization and memory from the NVML receiver's latest
  * sample, for the inference receiver's efficiency (joules per token, tokens per GPU). Published
- * by the NVML receiver through {@link dev.gputop.config.ReceiverContext#publish}. Implementations
+ * by the NVML receiver through {@link dev.gputop.receiver.ReceiverContext#publish}. Implementations
  * must be thread-safe and must not do I/O in these methods.
  */
 public interface GpuPowerSource {

@@ -5,7 +5,7 @@ import java.util.List;
 /**
  * The processes on every GPU, from the NVML receiver's latest sample. Discovery uses it to find
  * inference servers among GPU processes. Published by the NVML receiver through {@link
- * dev.gputop.config.ReceiverContext#publish}. Implementations must be thread-safe and must not do
+ * dev.gputop.receiver.ReceiverContext#publish}. Implementations must be thread-safe and must not do
  * I/O in these methods.
  */
 public interface GpuProcessSource {

@@ -3,7 +3,7 @@ package dev.gputop.config.services;
 /**
  * Which inference server a process belongs to, so per-process GPU metrics and the snapshot's
  * {@code gpus[].processes[].server} can name it. The inference receiver publishes one through
- * {@link dev.gputop.config.ReceiverContext#publish}; the NVML receiver looks it up on each cycle
+ * {@link dev.gputop.receiver.ReceiverContext#publish}; the NVML receiver looks it up on each cycle
  * (it is created later). Implementations must be thread-safe and must not do I/O.
  */
 public interface ProcessOwnerLookup {

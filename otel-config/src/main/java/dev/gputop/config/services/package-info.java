@@ -1,6 +1,6 @@
 /**
  * The services receivers offer each other through {@link
- * dev.gputop.config.ReceiverContext#publish} and {@link dev.gputop.config.ReceiverContext#lookup}:
+ * dev.gputop.receiver.ReceiverContext#publish} and {@link dev.gputop.receiver.ReceiverContext#lookup}:
  * the NVML receiver publishes a {@link dev.gputop.config.services.GpuProcessSource} (the
  * processes on each GPU, for discovery) and a {@link dev.gputop.config.services.GpuPowerSource}
  * (each GPU's power and energy counter, for the servers' efficiency); the inference receiver publishes a {@link

@@ -1,12 +1,12 @@
 package dev.gputop.inference.discovery.internal.kubernetes;
 
-import dev.gputop.config.Clock;
 import dev.gputop.config.KubernetesConfig;
 import dev.gputop.config.internal.credentials.BearerTokenFile;
 import dev.gputop.config.internal.credentials.CredentialException;
 import dev.gputop.config.internal.credentials.PemFiles;
 import dev.gputop.config.internal.credentials.TrustAllManager;
 import dev.gputop.config.logging.FailureLog;
+import dev.gputop.receiver.Clock;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;

@@ -1,8 +1,9 @@
-package dev.gputop.config;
+package dev.gputop.receiver;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.gputop.config.AgentConfig;
 import io.opentelemetry.api.OpenTelemetry;
 import org.junit.jupiter.api.Test;
 

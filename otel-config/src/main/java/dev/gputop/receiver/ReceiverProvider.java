@@ -1,8 +1,11 @@
-package dev.gputop.config;
+package dev.gputop.receiver;
+
+import dev.gputop.config.AgentConfig;
+import dev.gputop.config.ConfigException;
 
 /**
  * Creates a receiver. Found with {@link java.util.ServiceLoader}; list implementations in {@code
- * META-INF/services/dev.gputop.config.ReceiverProvider}. Providers are created in ascending
+ * META-INF/services/dev.gputop.receiver.ReceiverProvider}. Providers are created in ascending
  * {@link #order()}, so a receiver can look up services of receivers with a lower order.
  */
 public interface ReceiverProvider {

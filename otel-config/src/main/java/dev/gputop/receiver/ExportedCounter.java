@@ -1,4 +1,4 @@
-package dev.gputop.config;
+package dev.gputop.receiver;
 
 import java.util.Map;
 import java.util.Objects;

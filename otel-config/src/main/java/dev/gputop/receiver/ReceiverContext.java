@@ -1,5 +1,6 @@
-package dev.gputop.config;
+package dev.gputop.receiver;
 
+import dev.gputop.config.AgentConfig;
 import io.opentelemetry.api.OpenTelemetry;
 
 /**

@@ -1,4 +1,4 @@
-package dev.gputop.config;
+package dev.gputop.receiver;
 
 /**
  * The time source every receiver uses, injected so window and rate logic can be tested without

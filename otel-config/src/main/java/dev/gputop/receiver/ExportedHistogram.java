@@ -1,4 +1,4 @@
-package dev.gputop.config;
+package dev.gputop.receiver;
 
 import java.util.List;
 import java.util.Map;
