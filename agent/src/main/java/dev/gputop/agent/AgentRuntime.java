@@ -5,6 +5,7 @@ import dev.gputop.config.AgentConfig;
 import dev.gputop.config.ConfigException;
 import dev.gputop.config.logging.FailureLog;
 import dev.gputop.receiver.Clock;
+import dev.gputop.receiver.Contribution;
 import dev.gputop.receiver.ExportedCounter;
 import dev.gputop.receiver.ExportedHistogram;
 import dev.gputop.receiver.HealthStatus;
@@ -187,21 +188,28 @@ public final class AgentRuntime implements AutoCloseable {
    * alerts}, {@code health}, then any other section a receiver publishes.
    */
   public ObjectNode snapshot() {
-    return assembler.assemble(sections(), health());
+    return assembler.assemble(contributions(), health());
   }
 
-  /** Every receiver's snapshot sections in start order; one that throws is left out (logged). */
-  List<Map<String, Object>> sections() {
+  /**
+   * Every receiver's contribution in start order; one that throws or returns null is left out
+   * (logged, throttled).
+   */
+  List<Contribution> contributions() {
     List<Running> rs = runningReceivers();
-    List<Map<String, Object>> sections = new ArrayList<>(rs.size());
+    List<Contribution> out = new ArrayList<>(rs.size());
     for (Running r : rs) {
       try {
-        sections.add(r.receiver.snapshotSections());
+        Contribution c = r.receiver.contribution();
+        if (c == null) {
+          throw new IllegalStateException("contribution() returned null");
+        }
+        out.add(c);
       } catch (RuntimeException e) {
-        r.throttled("snapshotSections()", e);
+        r.throttled("contribution()", e);
       }
     }
-    return sections;
+    return out;
   }
 
   /**
@@ -294,15 +302,11 @@ public final class AgentRuntime implements AutoCloseable {
 
   /**
    * Records the snapshot's values into the history once now; the recorder thread calls it every
-   * interval. The values are read from the receivers' typed sections, without building the JSON
-   * document; only a receiver that publishes other values (none of the agent's own) makes it record
-   * from the assembled document instead. Either way the point is what {@link #snapshot()} shows.
+   * interval. The values are read from the receivers' typed contributions, without building the
+   * JSON document; the point is what {@link #snapshot()} shows.
    */
   void recordHistory() {
-    long now = epochMillis();
-    if (!history.record(now, sections())) {
-      history.record(now, snapshot());
-    }
+    history.record(epochMillis(), contributions());
   }
 
   private void startHistory() {

@@ -1,13 +1,11 @@
 package dev.gputop.agent;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.gputop.inference.export.ServerEntry;
-import dev.gputop.inference.stats.LatencyStats;
-import dev.gputop.inference.stats.ServerStats;
-import dev.gputop.nvml.GpuEntry;
+import dev.gputop.receiver.Contribution;
+import dev.gputop.receiver.GpuReport;
+import dev.gputop.receiver.ServerReport;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -21,9 +19,9 @@ import java.util.logging.Logger;
  * bounded ring per entity, with one {@code long[]} of times and one {@code float[]} per series,
  * all allocated when the entity is first seen. A point is recorded every {@link #intervalMillis()}
  * (the refresh interval, but never more than {@link #MAX_POINTS} points per span) from what the
- * receivers published: their typed entries ({@link ServerEntry}, {@link GpuEntry}) read in place,
- * without building JSON, or the snapshot document when a receiver publishes anything else; either
- * way the history holds exactly what {@code /api/snapshot} shows for the same state. A server or
+ * receivers contributed: their entries read in place as {@link ServerReport} and {@link
+ * GpuReport}, without building JSON, with the document's rules, so the history holds exactly what
+ * {@code /api/snapshot} shows for the same state. A server or
  * GPU that leaves the snapshot keeps its points until they are older than {@link #SPAN}; then it
  * is dropped. At most {@link #MAX_SERVERS} servers and {@link #MAX_GPUS} GPUs are kept; one seen
  * beyond that has no history (logged once).
@@ -35,7 +33,7 @@ import java.util.logging.Logger;
  *
  * <pre>{@code
  * History h = History.forRefresh(Duration.ofSeconds(3));
- * h.record(System.currentTimeMillis(), runtime.snapshot()); // or record(millis, sections)
+ * h.record(System.currentTimeMillis(), runtime.contributions());
  * ObjectNode doc = h.server("chat-api", System.currentTimeMillis()); // null when unknown
  * }</pre>
  */
@@ -56,62 +54,56 @@ final class History {
   static final int MAX_GPUS = 256;
 
   /**
-   * A server's series, in the order the JSON lists them, each with where the snapshot document has
-   * it and the typed statistic that field is written from ({@link ServerStats}, unwrapped into the
-   * server's entry).
+   * A server's series, in the order the JSON lists them, each with the statistic it charts ({@link
+   * ServerReport.Stats}, written unwrapped into the server's entry).
    */
   enum ServerSeries {
-    RUNNING("running", s -> s.get("running"), ServerStats::running),
-    WAITING("waiting", s -> s.get("waiting"), ServerStats::waiting),
-    KV_CACHE_USAGE("kvCacheUsage", s -> s.get("kvCacheUsage"), ServerStats::kvCacheUsage),
-    PREFIX_HIT_RATIO("prefixHitRatio", s -> s.get("prefixHitRatio"), ServerStats::prefixHitRatio),
-    REQUESTS_PER_SECOND("requestsPerSecond", s -> s.get("requestsPerSecond"), ServerStats::requestsPerSecond),
-    PROMPT_TOKENS_PER_SECOND("promptTokensPerSecond", s -> s.get("promptTokensPerSecond"),
-        ServerStats::promptTokensPerSecond),
-    GENERATION_TOKENS_PER_SECOND("generationTokensPerSecond", s -> s.get("generationTokensPerSecond"),
-        ServerStats::generationTokensPerSecond),
-    PREEMPTIONS_PER_SECOND("preemptionsPerSecond", s -> s.get("preemptionsPerSecond"),
-        ServerStats::preemptionsPerSecond),
-    TTFT_P50("ttftP50", s -> s.path("ttft").get("p50"), s -> p50(s.ttft())),
-    TTFT_P99("ttftP99", s -> s.path("ttft").get("p99"), s -> p99(s.ttft())),
-    ITL_P50("itlP50", s -> s.path("itl").get("p50"), s -> p50(s.itl())),
-    ITL_P99("itlP99", s -> s.path("itl").get("p99"), s -> p99(s.itl())),
-    E2E_P50("e2eP50", s -> s.path("e2e").get("p50"), s -> p50(s.e2e())),
-    E2E_P99("e2eP99", s -> s.path("e2e").get("p99"), s -> p99(s.e2e())),
-    QUEUE_P50("queueP50", s -> s.path("queue").get("p50"), s -> p50(s.queue())),
-    QUEUE_P99("queueP99", s -> s.path("queue").get("p99"), s -> p99(s.queue()));
+    RUNNING("running", ServerReport.Stats::running),
+    WAITING("waiting", ServerReport.Stats::waiting),
+    KV_CACHE_USAGE("kvCacheUsage", ServerReport.Stats::kvCacheUsage),
+    PREFIX_HIT_RATIO("prefixHitRatio", ServerReport.Stats::prefixHitRatio),
+    REQUESTS_PER_SECOND("requestsPerSecond", ServerReport.Stats::requestsPerSecond),
+    PROMPT_TOKENS_PER_SECOND("promptTokensPerSecond", ServerReport.Stats::promptTokensPerSecond),
+    GENERATION_TOKENS_PER_SECOND("generationTokensPerSecond", ServerReport.Stats::generationTokensPerSecond),
+    PREEMPTIONS_PER_SECOND("preemptionsPerSecond", ServerReport.Stats::preemptionsPerSecond),
+    TTFT_P50("ttftP50", s -> p50(s.ttft())),
+    TTFT_P99("ttftP99", s -> p99(s.ttft())),
+    ITL_P50("itlP50", s -> p50(s.itl())),
+    ITL_P99("itlP99", s -> p99(s.itl())),
+    E2E_P50("e2eP50", s -> p50(s.e2e())),
+    E2E_P99("e2eP99", s -> p99(s.e2e())),
+    QUEUE_P50("queueP50", s -> p50(s.queue())),
+    QUEUE_P99("queueP99", s -> p99(s.queue()));
 
     final String json;
-    final Function<JsonNode, JsonNode> read;
     /** The statistic as the receiver published it (already boxed there: reading allocates nothing). */
-    final Function<ServerStats, Number> typed;
+    final Function<ServerReport.Stats, Number> typed;
 
-    ServerSeries(String json, Function<JsonNode, JsonNode> read, Function<ServerStats, Number> typed) {
+    ServerSeries(String json, Function<ServerReport.Stats, Number> typed) {
       this.json = json;
-      this.read = read;
       this.typed = typed;
     }
 
-    private static Double p50(LatencyStats l) {
+    private static Double p50(ServerReport.Latency l) {
       return l == null ? null : l.p50();
     }
 
-    private static Double p99(LatencyStats l) {
+    private static Double p99(ServerReport.Latency l) {
       return l == null ? null : l.p99();
     }
   }
 
   /** A GPU's series, in the order the JSON lists them, each with the entry's field it is. */
   enum GpuSeries {
-    UTILIZATION("utilization", GpuEntry::utilization),
-    MEMORY_USED_BYTES("memoryUsedBytes", GpuEntry::memoryUsedBytes),
-    POWER_WATTS("powerWatts", GpuEntry::powerWatts),
-    TEMPERATURE_CELSIUS("temperatureCelsius", GpuEntry::temperatureCelsius);
+    UTILIZATION("utilization", GpuReport::utilization),
+    MEMORY_USED_BYTES("memoryUsedBytes", GpuReport::memoryUsedBytes),
+    POWER_WATTS("powerWatts", GpuReport::powerWatts),
+    TEMPERATURE_CELSIUS("temperatureCelsius", GpuReport::temperatureCelsius);
 
     final String json;
-    final Function<GpuEntry, Number> typed;
+    final Function<GpuReport, Number> typed;
 
-    GpuSeries(String json, Function<GpuEntry, Number> typed) {
+    GpuSeries(String json, Function<GpuReport, Number> typed) {
       this.json = json;
       this.typed = typed;
     }
@@ -153,99 +145,28 @@ final class History {
 
   /**
    * Records one point per server ({@code inference[].name}) and GPU ({@code gpus[].index}, with
-   * {@code :migIndex} for a MIG instance) of {@code snapshot} at {@code epochMillis}, and drops
-   * entities whose newest point is older than {@link #SPAN}.
+   * {@code :migIndex} for a MIG instance) of the receivers' contributions, in receiver start order
+   * as the snapshot lists them, at {@code epochMillis}, with the document's rules (N/A and
+   * non-finite: NaN, read back as null); then drops entities whose newest point is older than
+   * {@link #SPAN}. Allocates nothing per point once the entities have their rings.
    */
-  synchronized void record(long epochMillis, JsonNode snapshot) {
-    for (JsonNode s : snapshot.path("inference")) {
-      String name = s.path("name").asText(null);
-      if (name == null) {
-        continue;
-      }
-      Ring ring = ring(servers, name, SERVER_SERIES.length, MAX_SERVERS, true);
-      if (ring != null) {
-        int slot = ring.append(epochMillis);
-        for (int i = 0; i < SERVER_SERIES.length; i++) {
-          ring.values[i][slot] = value(SERVER_SERIES[i].read.apply(s));
-        }
+  synchronized void record(long epochMillis, List<Contribution> contributions) {
+    for (int k = 0; k < contributions.size(); k++) {
+      List<ServerReport> servers = contributions.get(k).servers();
+      for (int e = 0; e < servers.size(); e++) {
+        recordServer(epochMillis, servers.get(e));
       }
     }
-    for (JsonNode g : snapshot.path("gpus")) {
-      String key = gpuKey(g);
-      if (key == null) {
-        continue;
-      }
-      Ring ring = ring(gpus, key, GPU_SERIES.length, MAX_GPUS, false);
-      if (ring != null) {
-        int slot = ring.append(epochMillis);
-        for (int i = 0; i < GPU_SERIES.length; i++) {
-          ring.values[i][slot] = value(g.get(GPU_SERIES[i].json));
-        }
+    for (int k = 0; k < contributions.size(); k++) {
+      List<GpuReport> gpus = contributions.get(k).gpus();
+      for (int e = 0; e < gpus.size(); e++) {
+        recordGpu(epochMillis, gpus.get(e));
       }
     }
     dropOlderThan(epochMillis - SPAN.toMillis());
   }
 
-  /**
-   * Records from the receivers' published sections, in receiver start order, without building the
-   * snapshot document: the servers of every {@code inference} list and the GPUs of every {@code
-   * gpus} list, concatenated as {@link SnapshotAssembler} concatenates them, read from the typed
-   * entries the document would be written from, with the document's rules (N/A and non-finite:
-   * NaN, stored as null). Allocates nothing per point once the entities have their rings.
-   *
-   * @return false, having recorded nothing, when some section's {@code inference} or {@code gpus}
-   *     is not a list of {@link ServerEntry} or {@link GpuEntry} (a receiver of another kind):
-   *     the caller then records the snapshot document with {@link #record(long, JsonNode)}
-   */
-  synchronized boolean record(long epochMillis, List<Map<String, Object>> sections) {
-    for (int k = 0; k < sections.size(); k++) {
-      Map<String, Object> section = sections.get(k);
-      if (section != null
-          && !(allOf(section.get("inference"), ServerEntry.class) && allOf(section.get("gpus"), GpuEntry.class))) {
-        return false;
-      }
-    }
-    for (int k = 0; k < sections.size(); k++) {
-      Map<String, Object> section = sections.get(k);
-      Object list = section == null ? null : section.get("inference");
-      if (list != null) {
-        List<?> entries = (List<?>) list;
-        for (int e = 0; e < entries.size(); e++) {
-          recordServer(epochMillis, (ServerEntry) entries.get(e));
-        }
-      }
-    }
-    for (int k = 0; k < sections.size(); k++) {
-      Map<String, Object> section = sections.get(k);
-      Object list = section == null ? null : section.get("gpus");
-      if (list != null) {
-        List<?> entries = (List<?>) list;
-        for (int e = 0; e < entries.size(); e++) {
-          recordGpu(epochMillis, (GpuEntry) entries.get(e));
-        }
-      }
-    }
-    dropOlderThan(epochMillis - SPAN.toMillis());
-    return true;
-  }
-
-  /** Absent, or a list (indexed without an iterator) whose every element is a {@code type}. */
-  private static boolean allOf(Object value, Class<?> type) {
-    if (value == null) {
-      return true;
-    }
-    if (!(value instanceof List<?> list) || !(value instanceof java.util.RandomAccess)) {
-      return false;
-    }
-    for (int i = 0; i < list.size(); i++) {
-      if (!type.isInstance(list.get(i))) {
-        return false;
-      }
-    }
-    return true;
-  }
-
-  private void recordServer(long epochMillis, ServerEntry s) {
+  private void recordServer(long epochMillis, ServerReport s) {
     if (s.name() == null) {
       return; // the document's entry has no name either: no history, as there
     }
@@ -254,13 +175,13 @@ final class History {
       return;
     }
     int slot = ring.append(epochMillis);
-    ServerStats stats = s.stats();
+    ServerReport.Stats stats = s.stats();
     for (int i = 0; i < SERVER_SERIES.length; i++) {
       ring.values[i][slot] = stats == null ? Float.NaN : value(SERVER_SERIES[i].typed.apply(stats));
     }
   }
 
-  private void recordGpu(long epochMillis, GpuEntry g) {
+  private void recordGpu(long epochMillis, GpuReport g) {
     Ring ring = ring(gpus, gpuKey(g.index(), g.migIndex()), GPU_SERIES.length, MAX_GPUS, false);
     if (ring == null) {
       return;
@@ -339,21 +260,12 @@ final class History {
     return total;
   }
 
-  /** The key of a GPU entry: its index, with {@code :migIndex} for a MIG instance; null without an index. */
-  static String gpuKey(JsonNode gpu) {
-    JsonNode index = gpu.get("index");
-    if (index == null || !index.canConvertToInt()) {
-      return null;
-    }
-    JsonNode mig = gpu.get("migIndex");
-    return gpuKeyText(index.asInt(), mig != null && mig.canConvertToInt() ? mig.asInt() : null);
-  }
-
-  private static String gpuKeyText(int index, Integer mig) {
+  /** The key of a GPU's history: its index, with {@code :migIndex} for a MIG instance. */
+  static String gpuKeyText(int index, Integer mig) {
     return mig != null ? index + ":" + mig : Integer.toString(index);
   }
 
-  /** {@link #gpuKey(JsonNode)} of a typed entry. Guarded by the History. */
+  /** {@link #gpuKeyText}, made once per key. Guarded by the History. */
   private String gpuKey(int index, Integer mig) {
     if (index < 0 || index >= 64 || (mig != null && (mig < 0 || mig > 7))) {
       return gpuKeyText(index, mig);
@@ -421,14 +333,10 @@ final class History {
     return ring;
   }
 
-  private static float value(JsonNode v) {
-    return v == null || !v.isNumber() ? Float.NaN : (float) v.asDouble();
-  }
-
   /**
-   * A typed value as {@link #value(JsonNode)} reads it from the snapshot: through {@code double}
-   * (so a {@code long} rounds exactly as the document's number does), with null and non-finite
-   * values (null in the document) as NaN.
+   * A value as a client reads it from the snapshot: through {@code double} (so a {@code long}
+   * rounds exactly as the document's number does), with null and non-finite values (null in the
+   * document) as NaN.
    */
   private static float value(Number n) {
     if (n == null) {

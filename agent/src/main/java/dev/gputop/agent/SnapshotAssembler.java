@@ -5,23 +5,27 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.gputop.receiver.Clock;
+import dev.gputop.receiver.Contribution;
 import dev.gputop.receiver.HealthStatus;
+import dev.gputop.receiver.ServingOverview;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * Merges the sections receivers publish into the snapshot document of docs/json-schema.md.
- *
- * <p>Merge rule, applied field by field in receiver start order: two lists are concatenated, two
- * objects are merged key by key (recursively, with the same rule), anything else is replaced by the
- * later receiver's value. Then the fixed shape is enforced: {@code gpus}, {@code inference} and
- * {@code alerts} default to empty lists, {@code overview.serving} to an object whose five fields
- * are null, and non-finite numbers become null (JSON has no NaN).
+ * Writes the snapshot document of docs/json-schema.md from the receivers' typed contributions,
+ * the one place it is written: {@code timestamp}, then {@code gpus}, {@code inference} and {@code
+ * alerts} (each receiver's entries concatenated in receiver start order), {@code overview.serving}
+ * (the {@link ServingOverview} of the receiver that computes one, the later one's if several do;
+ * {@link ServingOverview#NONE} when none does), {@code health} (the runtime's), then the further
+ * sections (the later receiver's for a name two publish). Each entry is written as Jackson writes
+ * its type; one that can't be written is left out (logged). Non-finite numbers become null (JSON
+ * has no NaN).
  *
  * <p>Thread-safe: stateless; values are converted with the shared {@link Json#MAPPER}.
  */
@@ -29,71 +33,64 @@ final class SnapshotAssembler {
 
   private static final Logger logger = Logger.getLogger(SnapshotAssembler.class.getName());
 
-  static final List<String> SERVING_FIELDS =
-      List.of("worstTtftP99", "worstItlP50", "generationTokensPerSecond", "waiting", "worstSloAttainment");
-
   private final Clock clock;
 
   SnapshotAssembler(Clock clock) {
     this.clock = clock;
   }
 
-  ObjectNode assemble(List<Map<String, Object>> sections, Map<String, HealthStatus> health) {
+  ObjectNode assemble(List<Contribution> contributions, Map<String, HealthStatus> health) {
     JsonNodeFactory f = JsonNodeFactory.instance;
-    ObjectNode merged = f.objectNode();
-    for (Map<String, Object> section : sections) {
-      if (section == null) {
-        continue;
-      }
-      for (Map.Entry<String, Object> e : section.entrySet()) {
-        JsonNode value;
-        try {
-          value = Json.MAPPER.valueToTree(e.getValue());
-        } catch (IllegalArgumentException ex) {
-          logger.log(Level.WARNING, "snapshot section '" + e.getKey() + "' can't be written as JSON; left out", ex);
-          continue;
-        }
-        merged.set(e.getKey(), merge(merged.get(e.getKey()), value));
-      }
-    }
-
     ObjectNode doc = f.objectNode();
     Instant now = Instant.ofEpochSecond(0, clock.epochNanos()).truncatedTo(ChronoUnit.MILLIS);
     doc.put("timestamp", now.toString());
-    doc.set("gpus", asList(merged.remove("gpus")));
-    doc.set("inference", asList(merged.remove("inference")));
-    doc.set("overview", overview(merged.remove("overview")));
-    doc.set("alerts", asList(merged.remove("alerts")));
-    merged.remove("health"); // the runtime owns health; a receiver can't overwrite it
+    ArrayNode gpus = doc.putArray("gpus");
+    ArrayNode inference = doc.putArray("inference");
+    ObjectNode overview = doc.putObject("overview");
+    ArrayNode alerts = doc.putArray("alerts");
+    ServingOverview serving = ServingOverview.NONE;
+    Map<String, Object> further = new LinkedHashMap<>();
+    for (Contribution c : contributions) {
+      addAll(gpus, c.gpus(), "gpus");
+      addAll(inference, c.servers(), "inference");
+      addAll(alerts, c.alerts(), "alerts");
+      if (c.overview() != null) {
+        serving = c.overview();
+      }
+      further.putAll(c.furtherSections());
+    }
+    overview.set("serving", tree(serving, "overview.serving"));
     ObjectNode h = doc.putObject("health");
     for (Map.Entry<String, HealthStatus> e : health.entrySet()) {
       h.set(e.getKey(), health(e.getValue()));
     }
-    doc.setAll(merged);
+    further.forEach((name, value) -> {
+      JsonNode section = tree(value, name);
+      if (section != null) {
+        doc.set(name, section);
+      }
+    });
     scrubNonFinite(doc);
     return doc;
   }
 
-  /** Lists concatenate, objects merge by key, anything else: the newer value wins. */
-  static JsonNode merge(JsonNode older, JsonNode newer) {
-    if (older == null || older.isNull()) {
-      return newer;
-    }
-    if (older.isArray() && newer.isArray()) {
-      ArrayNode out = ((ArrayNode) older).deepCopy();
-      out.addAll((ArrayNode) newer);
-      return out;
-    }
-    if (older.isObject() && newer.isObject()) {
-      ObjectNode out = ((ObjectNode) older).deepCopy();
-      Iterator<Map.Entry<String, JsonNode>> it = newer.fields();
-      while (it.hasNext()) {
-        Map.Entry<String, JsonNode> e = it.next();
-        out.set(e.getKey(), merge(out.get(e.getKey()), e.getValue()));
+  private static void addAll(ArrayNode out, List<?> entries, String field) {
+    for (Object entry : entries) {
+      JsonNode node = tree(entry, field);
+      if (node != null) {
+        out.add(node);
       }
-      return out;
     }
-    return newer;
+  }
+
+  /** The value as JSON, or null (logged) when Jackson can't write it. */
+  private static JsonNode tree(Object value, String field) {
+    try {
+      return Json.MAPPER.valueToTree(value);
+    } catch (IllegalArgumentException e) {
+      logger.log(Level.WARNING, "snapshot: an entry of '" + field + "' can't be written as JSON; left out", e);
+      return null;
+    }
   }
 
   static ObjectNode health(HealthStatus status) {
@@ -102,35 +99,6 @@ final class SnapshotAssembler {
     ArrayNode reasons = n.putArray("reasons");
     status.reasons().forEach(reasons::add);
     return n;
-  }
-
-  private static ArrayNode asList(JsonNode node) {
-    if (node != null && node.isArray()) {
-      return (ArrayNode) node;
-    }
-    ArrayNode out = JsonNodeFactory.instance.arrayNode();
-    if (node != null && !node.isNull()) {
-      out.add(node); // a receiver that published one entry instead of a list
-    }
-    return out;
-  }
-
-  private static ObjectNode overview(JsonNode node) {
-    ObjectNode overview =
-        node != null && node.isObject() ? (ObjectNode) node : JsonNodeFactory.instance.objectNode();
-    JsonNode s = overview.get("serving");
-    ObjectNode serving = s != null && s.isObject() ? (ObjectNode) s : JsonNodeFactory.instance.objectNode();
-    ObjectNode ordered = JsonNodeFactory.instance.objectNode();
-    for (String field : SERVING_FIELDS) {
-      JsonNode v = serving.get(field);
-      ordered.set(field, v == null ? JsonNodeFactory.instance.nullNode() : v);
-    }
-    ordered.setAll(serving);
-    ObjectNode out = JsonNodeFactory.instance.objectNode();
-    out.set("serving", ordered);
-    overview.remove("serving");
-    out.setAll(overview);
-    return out;
   }
 
   /** JSON has no NaN or infinity; a receiver's NaN means "not available", which is null. */

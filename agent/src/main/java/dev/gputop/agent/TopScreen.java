@@ -168,7 +168,7 @@ final class TopScreen {
         }
       }
       out.add(plain(String.format(Locale.ROOT, "GPU %s %s %s · util %s · mem %s / %s · %s W · %s °C · pids %s · servers %s",
-          History.gpuKey(g), text(g.get("name")), text(g.get("state")), percent(g.get("utilization")),
+          gpuKey(g), text(g.get("name")), text(g.get("state")), percent(g.get("utilization")),
           gib(g.get("memoryUsedBytes")), gib(g.get("memoryTotalBytes")), rate(g.get("powerWatts"), 0),
           rate(g.get("temperatureCelsius"), 0), procs.isEmpty() ? NA : String.join(",", procs),
           servers.isEmpty() ? NA : String.join(",", servers))));
@@ -374,6 +374,16 @@ final class TopScreen {
 
   private static AttributedString bold(String s) {
     return new AttributedStringBuilder().style(AttributedStyle.BOLD).append(s).toAttributedString();
+  }
+
+  /** A GPU entry's key as {@code /api/history} names it ({@code 0}, {@code 0:1} for a MIG instance); null without an index. */
+  static String gpuKey(JsonNode gpu) {
+    JsonNode index = gpu.get("index");
+    if (index == null || !index.canConvertToInt()) {
+      return null;
+    }
+    JsonNode mig = gpu.get("migIndex");
+    return History.gpuKeyText(index.asInt(), mig != null && mig.canConvertToInt() ? mig.asInt() : null);
   }
 
   private static String text(JsonNode v) {

@@ -48,7 +48,7 @@ class AgentHttpServerTest {
         .setMeterProvider(SdkMeterProvider.builder().registerMetricReader(prometheus)
             .registerMetricProducer(histograms).build())
         .build();
-    inference.sections.set(Map.of("inference", List.of(AgentRuntimeTest.server("chat", "vllm"))));
+    inference.contribution.set(MapEntries.servers(List.of(AgentRuntimeTest.server("chat", "vllm"))));
     FakeProvider provider = new FakeProvider("inference", 200, true, ctx -> {
       // Registered the way the inference receiver does: a callback reading published state.
       ctx.openTelemetry().getMeter("test").gaugeBuilder("gputop.inference.requests.waiting")

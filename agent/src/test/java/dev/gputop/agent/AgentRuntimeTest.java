@@ -8,7 +8,10 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.gputop.config.AgentConfig;
 import dev.gputop.config.ConfigException;
 import dev.gputop.config.ConfigLoader;
+import dev.gputop.receiver.Alert;
+import dev.gputop.receiver.Contribution;
 import dev.gputop.receiver.HealthStatus;
+import dev.gputop.receiver.ServingOverview;
 import dev.gputop.testing.ManualClock;
 import java.time.Duration;
 import java.time.Instant;
@@ -148,19 +151,19 @@ class AgentRuntimeTest {
   }
 
   @Test
-  void snapshot_mergesListsConcatenatedMapsByKeyScalarsLastWins() {
+  void snapshot_concatenatesEntriesAndTakesTheLaterOverviewAndSection() {
     FakeReceiver nvml = new FakeReceiver("nvml");
-    nvml.sections.set(Map.of(
-        "gpus", List.of(Map.of("index", 0)),
-        "alerts", List.of(alert("gpu_failed", null, "GPU 0 fell off the bus")),
-        "overview", Map.of("serving", Map.of("waiting", 1), "gpu", Map.of("count", 1)),
-        "discovery", Map.of("found", 1, "note", "nvml")));
+    nvml.contribution.set(new Contribution(
+        List.of(MapEntries.gpu(Map.of("index", 0))), List.of(),
+        List.of(alert("gpu_failed", null, "GPU 0 fell off the bus")),
+        new ServingOverview(null, null, null, 1, null, null, null),
+        Map.of("discovery", Map.of("found", 1, "note", "nvml"))));
     FakeReceiver inference = new FakeReceiver("inference");
-    inference.sections.set(Map.of(
-        "inference", List.of(Map.of("name", "a")),
-        "alerts", List.of(alert("kv_cache_full", "a", "KV cache 97% used, 4 waiting")),
-        "overview", Map.of("serving", Map.of("waiting", 4, "worstTtftP99", 0.25)),
-        "discovery", Map.of("skipped", 2, "note", "inference")));
+    inference.contribution.set(new Contribution(
+        List.of(), List.of(MapEntries.server(Map.of("name", "a"))),
+        List.of(alert("kv_cache_full", "a", "KV cache 97% used, 4 waiting")),
+        new ServingOverview(0.25, null, null, 4, null, null, null),
+        Map.of("discovery", Map.of("skipped", 2, "note", "inference"))));
     AgentRuntime rt = start(FAST, FakeProvider.of(inference, 200), FakeProvider.of(nvml, 100));
 
     ObjectNode doc = rt.snapshot();
@@ -170,13 +173,13 @@ class AgentRuntimeTest {
     assertThat(doc.get("alerts")).extracting(a -> a.get("name").asText())
         .containsExactly("gpu_failed", "kv_cache_full");
     JsonNode serving = doc.get("overview").get("serving");
-    assertThat(serving.get("waiting").asInt()).isEqualTo(4); // scalar: the later receiver wins
+    assertThat(serving.get("waiting").asInt()).isEqualTo(4); // the later receiver's overview
     assertThat(serving.get("worstTtftP99").asDouble()).isEqualTo(0.25);
     assertThat(serving.get("worstItlP50").isNull()).isTrue();
     assertThat(serving.get("generationTokensPerSecond").isNull()).isTrue();
-    assertThat(doc.get("overview").get("gpu").get("count").asInt()).isEqualTo(1);
-    JsonNode discovery = doc.get("discovery");
-    assertThat(discovery.get("found").asInt()).isEqualTo(1);
+    assertThat(doc.get("overview").fieldNames()).toIterable().containsExactly("serving");
+    JsonNode discovery = doc.get("discovery"); // a further section: the later receiver's
+    assertThat(discovery.has("found")).isFalse();
     assertThat(discovery.get("skipped").asInt()).isEqualTo(2);
     assertThat(discovery.get("note").asText()).isEqualTo("inference");
     List<String> fields = new ArrayList<>();
@@ -213,9 +216,9 @@ class AgentRuntimeTest {
     FakeReceiver inference = new FakeReceiver("inference");
     Map<String, Object> server = server("chat", "vllm");
     server.put("kvCacheUsage", Double.NaN);
-    inference.sections.set(Map.of("inference", List.of(server)));
+    inference.contribution.set(MapEntries.servers(List.of(server)));
     FakeReceiver nvml = new FakeReceiver("nvml");
-    nvml.sections.set(Map.of("gpus", List.of(gpu())));
+    nvml.contribution.set(MapEntries.gpus(List.of(gpu())));
     AgentRuntime rt = start(FAST, FakeProvider.of(nvml, 100), FakeProvider.of(inference, 200));
     rt.awaitFirstRefresh(Duration.ofSeconds(5));
 
@@ -227,7 +230,7 @@ class AgentRuntimeTest {
 
     server.put("kvCacheUsage", 0.5);
     server.put("engine", "Not an engine id"); // ids are lower case: any profile's id is valid
-    inference.sections.set(Map.of("inference", List.of(server)));
+    inference.contribution.set(MapEntries.servers(List.of(server)));
     assertThat(SnapshotSchema.errors(rt.snapshot())).anyMatch(e -> e.contains("engine"));
 
     // inference.quantiles: [0.5, 0.95, 0.999] gives p50, p95, p99_9 (docs/json-schema.md).
@@ -239,10 +242,10 @@ class AgentRuntimeTest {
     quantiles.put("p99_9", 0.45);
     quantiles.put("count", 330);
     server.put("ttft", quantiles);
-    inference.sections.set(Map.of("inference", List.of(server)));
+    inference.contribution.set(MapEntries.servers(List.of(server)));
     assertThat(SnapshotSchema.errors(rt.snapshot())).isEmpty();
     quantiles.put("p99.9", 0.45);
-    inference.sections.set(Map.of("inference", List.of(server)));
+    inference.contribution.set(MapEntries.servers(List.of(server)));
     assertThat(SnapshotSchema.errors(rt.snapshot())).anyMatch(e -> e.contains("p99.9"));
   }
 
@@ -336,12 +339,8 @@ class AgentRuntimeTest {
     assertThatThrownBy(rt::start).isInstanceOf(IllegalStateException.class);
   }
 
-  static Map<String, Object> alert(String name, String server, String message) {
-    Map<String, Object> a = new LinkedHashMap<>();
-    a.put("name", name);
-    a.put("server", server);
-    a.put("message", message);
-    return a;
+  static Alert alert(String name, String server, String message) {
+    return new Alert(name, server, message);
   }
 
   /** A server entry with every field of SPEC.md section 4. */

@@ -143,13 +143,18 @@ class EfficiencyTest {
 
   /** The whole /api/snapshot document, checked against snapshot.schema.json. */
   private void assertSnapshotConforms() {
-    JsonNode doc = new SnapshotAssembler(clock).assemble(List.of(gpus.snapshotSections(), inference.snapshotSections()),
+    JsonNode doc = new SnapshotAssembler(clock).assemble(List.of(gpus.contribution(), inference.contribution()),
         Map.of("inference", inference.health(), "nvml", gpus.health()));
     assertThat(SnapshotSchema.errors(doc)).as(doc.toString()).isEmpty();
   }
 
+  /** The snapshot document of the inference receiver alone, as the agent writes it. */
+  private com.fasterxml.jackson.databind.node.ObjectNode inferenceDocument() {
+    return new SnapshotAssembler(clock).assemble(List.of(inference.contribution()), Map.of());
+  }
+
   private JsonNode efficiency(String server) {
-    JsonNode doc = new ObjectMapper().valueToTree(inference.snapshotSections());
+    JsonNode doc = inferenceDocument();
     for (JsonNode s : doc.get("inference")) {
       if (s.get("name").asText().equals(server)) {
         return s.get("efficiency");
@@ -215,7 +220,7 @@ class EfficiencyTest {
     assertThat(e.get("powerWatts").asDouble()).isCloseTo(610, within(1e-9));
     assertThat(e.get("gpus")).extracting(g -> g.get("index").asInt()).containsExactly(0, 1);
     assertThat(e.get("gpus").get(1).get("powerWatts").asDouble()).isCloseTo(310, within(1e-9));
-    double rate = new ObjectMapper().valueToTree(inference.snapshotSections()).get("inference").get(0)
+    double rate = inferenceDocument().get("inference").get(0)
         .get("generationTokensPerSecond").asDouble();
     assertThat(e.get("generationTokensPerSecondPerGpu").asDouble()).isCloseTo(rate / 2, within(1e-9));
     // 3.6 per GPU hour: 2 GPUs cost 0.002 per second; a million tokens take 1e6 / rate seconds.
@@ -341,7 +346,7 @@ class EfficiencyTest {
     run("tp2", 5000, 1000, 4000);
     run("nogpu", 0, 10, 10);
     refresh();
-    com.fasterxml.jackson.databind.node.ObjectNode snap = new ObjectMapper().valueToTree(inference.snapshotSections());
+    com.fasterxml.jackson.databind.node.ObjectNode snap = inferenceDocument();
     snap.put("timestamp", "2026-12-01T00:00:00Z");
     String table = String.join("\n", TopScreen.render(new TopScreen.View(snap, null, 0, true, "test", null), 200)
         .stream().map(Object::toString).toList());

@@ -1,10 +1,10 @@
 package dev.gputop.agent;
 
+import dev.gputop.receiver.Contribution;
 import dev.gputop.receiver.ExportedHistogram;
 import dev.gputop.receiver.HealthStatus;
 import dev.gputop.receiver.Receiver;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -15,7 +15,7 @@ final class FakeReceiver implements Receiver {
   final String name;
   final AtomicInteger refreshes = new AtomicInteger();
   final AtomicInteger closes = new AtomicInteger();
-  final AtomicReference<Map<String, Object>> sections = new AtomicReference<>(Map.of());
+  final AtomicReference<Contribution> contribution = new AtomicReference<>(Contribution.NONE);
   final AtomicReference<HealthStatus> health = new AtomicReference<>(HealthStatus.healthy());
   final AtomicReference<List<ExportedHistogram>> histograms = new AtomicReference<>(List.of());
   /** Counted down on every refresh, so tests wait for refreshes instead of sleeping. */
@@ -57,8 +57,8 @@ final class FakeReceiver implements Receiver {
   }
 
   @Override
-  public Map<String, Object> snapshotSections() {
-    return sections.get();
+  public Contribution contribution() {
+    return contribution.get();
   }
 
   @Override

@@ -23,8 +23,7 @@ import org.junit.jupiter.api.Test;
  * The history holds what {@code /api/snapshot} shows: a runtime with the real receivers scrapes
  * the demo's replicas of five engines over loopback HTTP and samples the fake NVML (two GPUs and a
  * MIG instance) through JNA; once its refreshes stop, the point it records from the receivers'
- * typed sections is, value for value and null for null, the snapshot document's, and every
- * history document is the one recorded from that document.
+ * typed contributions is, value for value and null for null, the snapshot document's.
  */
 class HistorySnapshotTest {
 
@@ -103,22 +102,18 @@ class HistorySnapshotTest {
         assertThat(ratesKnown(snapshot, servers)).as("rates of every server and 3 GPUs: %s", snapshot).isTrue();
         long t = runtime.epochMillis();
 
-        // What the recorder does: from the typed sections, no JSON.
+        // What the recorder does: from the typed contributions, no JSON.
         History typed = History.forRefresh(cfg.refreshNormal());
-        assertThat(typed.record(t, runtime.sections())).as("the receivers' sections are typed").isTrue();
-        // What it did before: from the document.
-        History fromDocument = History.forRefresh(cfg.refreshNormal());
-        fromDocument.record(t, runtime.snapshot());
+        typed.record(t, runtime.contributions());
 
         int numbers = 0;
         int nulls = 0;
         for (JsonNode s : snapshot.get("inference")) {
           String name = s.get("name").asText();
           JsonNode doc = asServed(typed.server(name, t));
-          assertThat(doc).as(name).isEqualTo(asServed(fromDocument.server(name, t)));
           assertThat(doc.get("times")).hasSize(1);
           for (History.ServerSeries series : History.ServerSeries.values()) {
-            JsonNode expected = series.read.apply(s);
+            JsonNode expected = HistoryTest.documentValue(series, s);
             JsonNode point = doc.get("series").get(series.json).get(0);
             if (expected == null || expected.isNull()) {
               assertThat(point.isNull()).as(name + " " + series.json).isTrue();
@@ -131,9 +126,9 @@ class HistorySnapshotTest {
           }
         }
         for (JsonNode g : snapshot.get("gpus")) {
-          String key = History.gpuKey(g);
+          String key = TopScreen.gpuKey(g);
           JsonNode doc = asServed(typed.gpu(key, t));
-          assertThat(doc).as("GPU " + key).isEqualTo(asServed(fromDocument.gpu(key, t)));
+          assertThat(doc.get("times")).hasSize(1);
           for (String series : History.gpuSeriesNames()) {
             JsonNode expected = g.get(series);
             JsonNode point = doc.get("series").get(series).get(0);
@@ -146,7 +141,9 @@ class HistorySnapshotTest {
             }
           }
         }
-        assertThat(typed.index()).isEqualTo(fromDocument.index());
+        List<String> names = new java.util.ArrayList<>();
+        snapshot.get("inference").forEach(s -> names.add(s.get("name").asText()));
+        assertThat(typed.index().get("servers")).extracting(JsonNode::asText).containsExactlyElementsOf(names);
         assertThat(typed.index().get("gpus").toString()).isEqualTo("[\"0\",\"1\",\"1:0\"]");
         assertThat(typed.serverNames()).containsExactlyElementsOf(DemoReplicas.NAMES);
         // Both kinds of values were compared: the engines differ in what they export.

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.gputop.config.AgentConfig;
 import dev.gputop.config.ConfigLoader;
 import dev.gputop.inference.export.ServerEntry;
@@ -13,7 +12,9 @@ import dev.gputop.inference.stats.LatencyStats;
 import dev.gputop.inference.stats.ServerStats;
 import dev.gputop.inference.stats.SloStats;
 import dev.gputop.nvml.GpuEntry;
+import dev.gputop.receiver.Contribution;
 import dev.gputop.receiver.HealthStatus;
+import dev.gputop.receiver.ServingOverview;
 import dev.gputop.testing.ManualClock;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
@@ -33,11 +34,18 @@ class HistoryTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final long T0 = 1_780_000_000_000L;
 
-  private static ObjectNode snapshot(List<Map<String, Object>> servers, List<Map<String, Object>> gpus) {
-    ObjectNode doc = JSON.createObjectNode();
-    doc.set("inference", JSON.valueToTree(servers));
-    doc.set("gpus", JSON.valueToTree(gpus));
-    return doc;
+  /** One receiver's servers and another's GPUs, as entries of a receiver other than the agent's own. */
+  private static List<Contribution> snapshot(List<Map<String, Object>> servers, List<Map<String, Object>> gpus) {
+    return List.of(MapEntries.servers(servers), MapEntries.gpus(gpus));
+  }
+
+  /** Where the snapshot document has a server's series ({@code ttftP50}: {@code ttft.p50}), as a client reads it. */
+  static JsonNode documentValue(History.ServerSeries series, JsonNode server) {
+    String name = series.json;
+    if (name.endsWith("P50") || name.endsWith("P99")) {
+      return server.path(name.substring(0, name.length() - 3)).get("p" + name.substring(name.length() - 2));
+    }
+    return server.get(name);
   }
 
   private static Map<String, Object> gpu(int index, Integer mig, Double utilization) {
@@ -193,7 +201,7 @@ class HistoryTest {
         for (int i = 0; i < 8; i++) {
           gpus.add(gpu(i, null, 0.5));
         }
-        ObjectNode snap = snapshot(servers, gpus);
+        List<Contribution> snap = snapshot(servers, gpus);
         History h = History.forRefresh(refresh);
         long before = threads.getThreadAllocatedBytes(thread);
         h.record(T0, snap);
@@ -217,7 +225,7 @@ class HistoryTest {
     }
   }
 
-  // ---- recording from the receivers' typed sections ----
+  // ---- recording the receivers' own entries ----
 
   private static LatencyStats latency(double base) {
     return new LatencyStats(base * 1.1, base, base * 2, base * 4, 330L);
@@ -239,12 +247,6 @@ class HistoryTest {
         "00000000:28:00.0", "ok", utilization, memoryUsed, 85_520_809_984L, power, temperature, List.of(),
         mig == null ? null : "GPU-" + index, mig, null, null, null, null, null, null, null, null, null,
         null, null, null, null);
-  }
-
-  private static Map<String, Object> section(String key, Object value) {
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put(key, value);
-    return m;
   }
 
   /** History warnings of one recording, for the once-logged overflow. */
@@ -274,13 +276,37 @@ class HistoryTest {
     return out;
   }
 
+  /** The newest point of each of an entity's series, null for null, from its history document. */
+  private static void assertNewestPointIs(JsonNode history, long at, Map<String, JsonNode> expected, String what) {
+    JsonNode times = history.get("times");
+    assertThat(times.get(times.size() - 1).asLong()).as(what).isEqualTo(at);
+    expected.forEach((series, value) -> {
+      JsonNode column = history.get("series").get(series);
+      JsonNode point = column.get(column.size() - 1);
+      if (value == null || !value.isNumber()) {
+        assertThat(point.isNull()).as(what + " " + series).isTrue();
+      } else {
+        assertThat(point.isNull()).as(what + " " + series).isFalse();
+        assertThat((float) point.asDouble()).as(what + " " + series).isEqualTo((float) value.asDouble());
+      }
+    });
+  }
+
+  /** A key seen in a document at {@code at}: kept in first-seen order, at most {@code max} of them. */
+  private static void seen(Map<String, Long> keys, String key, long at, int max) {
+    if (keys.containsKey(key) || keys.size() < max) {
+      keys.put(key, at);
+    }
+  }
+
   @Test
-  void recordSections_holdsWhatTheSnapshotShowsThroughLeavingBoundsAndNonFiniteValues() {
+  void record_holdsWhatTheSnapshotShowsThroughLeavingBoundsAndNonFiniteValues() {
     SnapshotAssembler assembler = new SnapshotAssembler(new ManualClock(Instant.ofEpochMilli(T0)));
     History typed = History.forRefresh(Duration.ofSeconds(10));
-    History fromDocument = History.forRefresh(Duration.ofSeconds(10));
     List<String> typedWarnings = new ArrayList<>();
-    List<String> documentWarnings = new ArrayList<>();
+    // What a client of the documents would keep: each name and key with when it was last shown.
+    Map<String, Long> shownServers = new LinkedHashMap<>();
+    Map<String, Long> shownGpus = new LinkedHashMap<>();
     long t = T0;
     for (int step = 0; step < 70; step++) {
       t = T0 + step * 10_000L;
@@ -309,30 +335,57 @@ class HistoryTest {
       gpus.add(typedGpu(1, 0, null, 9_999_999_999L, null, null));
       gpus.add(typedGpu(1, 6, Double.NaN, (1L << 53) + 1, Double.POSITIVE_INFINITY, -3));
       gpus.add(typedGpu(70, 9, 0.1, 1L, 2.0, 3)); // outside the made-once keys
-      List<Map<String, Object>> sections = new ArrayList<>();
-      sections.add(Map.of("gpus", List.copyOf(gpus), "alerts", List.of()));
-      sections.add(null); // as a receiver that published nothing
-      Map<String, Object> inference = section("inference", List.copyOf(first));
-      inference.put("overview", Map.of());
-      sections.add(inference);
-      sections.add(section("inference", second));
+      List<Contribution> contributions = List.of(
+          Contribution.ofGpus(gpus, List.of()),
+          Contribution.NONE, // as a receiver that published nothing
+          Contribution.ofServers(first, List.of(), ServingOverview.NONE, Map.of()),
+          Contribution.ofServers(second, List.of(), null, Map.of()));
       long now = t;
-      typedWarnings.addAll(warnings(() -> assertThat(typed.record(now, sections)).isTrue()));
-      JsonNode doc = assembler.assemble(sections, Map.of("inference", HealthStatus.healthy()));
-      documentWarnings.addAll(warnings(() -> fromDocument.record(now, doc)));
+      typedWarnings.addAll(warnings(() -> typed.record(now, contributions)));
+      JsonNode doc = asServed(assembler.assemble(contributions, Map.of("inference", HealthStatus.healthy())));
 
-      assertThat(typed.index()).as("step " + step).isEqualTo(fromDocument.index());
-      for (JsonNode server : typed.index().get("servers")) {
-        String name = server.asText();
-        assertThat(asServed(typed.server(name, now))).as(name + " at step " + step)
-            .isEqualTo(asServed(fromDocument.server(name, now)));
+      // What the document shows, entity by entity: the last entry of a name is the newest point.
+      Map<String, JsonNode> lastServer = new LinkedHashMap<>();
+      for (JsonNode s : doc.get("inference")) {
+        if (s.hasNonNull("name")) {
+          lastServer.put(s.get("name").asText(), s);
+          seen(shownServers, s.get("name").asText(), now, History.MAX_SERVERS);
+        }
       }
-      for (JsonNode gpu : typed.index().get("gpus")) {
-        assertThat(asServed(typed.gpu(gpu.asText(), now))).as("GPU " + gpu + " at step " + step)
-            .isEqualTo(asServed(fromDocument.gpu(gpu.asText(), now)));
+      Map<String, JsonNode> lastGpu = new LinkedHashMap<>();
+      for (JsonNode g : doc.get("gpus")) {
+        lastGpu.put(TopScreen.gpuKey(g), g);
+        seen(shownGpus, TopScreen.gpuKey(g), now, History.MAX_GPUS);
+      }
+      shownServers.values().removeIf(last -> last < now - History.SPAN.toMillis());
+      shownGpus.values().removeIf(last -> last < now - History.SPAN.toMillis());
+      assertThat(typed.serverNames()).as("step " + step).containsExactlyElementsOf(shownServers.keySet());
+      assertThat(typed.index().get("gpus")).extracting(JsonNode::asText).as("step " + step)
+          .containsExactlyElementsOf(shownGpus.keySet());
+      for (String name : typed.serverNames()) {
+        JsonNode entry = lastServer.get(name);
+        if (entry == null) {
+          continue; // not in this document: keeps its older points
+        }
+        Map<String, JsonNode> expected = new LinkedHashMap<>();
+        for (History.ServerSeries series : History.ServerSeries.values()) {
+          expected.put(series.json, documentValue(series, entry));
+        }
+        assertNewestPointIs(asServed(typed.server(name, now)), now, expected, name + " at step " + step);
+      }
+      for (String key : shownGpus.keySet()) {
+        JsonNode entry = lastGpu.get(key);
+        if (entry == null) {
+          continue;
+        }
+        Map<String, JsonNode> expected = new LinkedHashMap<>();
+        for (String series : History.gpuSeriesNames()) {
+          expected.put(series, entry.get(series));
+        }
+        assertNewestPointIs(asServed(typed.gpu(key, now)), now, expected, "GPU " + key + " at step " + step);
       }
     }
-    // Entities that left are gone ten minutes after their last point, in both.
+    // Entities that left are gone ten minutes after their last point.
     assertThat(typed.serverNames()).containsExactly("s0", "s1", "s2", "s3", "down", "odd", "second-receiver");
     assertThat(typed.index().get("gpus").toString()).isEqualTo("[\"0\",\"1\",\"1:0\",\"1:6\",\"70:9\"]");
     JsonNode odd = asServed(typed.server("odd", t)).get("series");
@@ -340,31 +393,20 @@ class HistoryTest {
     assertThat(odd.get("prefixHitRatio").get(0).isNull()).isTrue(); // infinity: null in the snapshot
     assertThat(odd.get("promptTokensPerSecond").get(0).asDouble()).isEqualTo(-0.0);
     assertThat(odd.get("ttftP99").get(0).asDouble()).isEqualTo(1e-45, org.assertj.core.data.Offset.offset(1e-45));
-    // The overflow is logged once per kind, the same way.
-    assertThat(typedWarnings).hasSize(2).isEqualTo(documentWarnings);
+    // The overflow is logged once per kind.
+    assertThat(typedWarnings).hasSize(2);
     assertThat(typedWarnings.get(0)).contains("more than 1024 servers");
     assertThat(typedWarnings.get(1)).contains("more than 256 GPUs");
-  }
-
-  @Test
-  void recordSections_ofAnotherShapeRecordNothingAndSaySo() {
-    History h = History.forRefresh(Duration.ofSeconds(3));
-    Map<String, Object> typed = Map.of("inference", List.of(typedServer("chat", 0)));
-    assertThat(h.record(T0, List.of(typed, Map.of("inference", List.of(AgentRuntimeTest.server("map", "tgi")))))).isFalse();
-    assertThat(h.record(T0, List.of(typed, Map.of("gpus", gpu(0, null, 0.5))))).isFalse(); // one entry, not a list
-    assertThat(h.record(T0, List.of(Map.of("gpus", List.of(typedServer("chat", 0)))))).isFalse();
-    assertThat(h.serverNames()).isEmpty();
-    assertThat(h.index().get("gpus")).isEmpty();
   }
 
   /**
    * The recorder's allocation at 500 servers and 8 GPUs (docs/PERFORMANCE.md, "History memory"):
    * the bytes the recording thread allocates per {@code AgentRuntime.recordHistory()} once the
-   * rings exist, from the receivers' typed sections, against recording the snapshot document as it
-   * did before.
+   * rings exist, from the receivers' typed contributions, against writing the snapshot document
+   * (what each record cost when the history read the document).
    */
   @Test
-  void memory_recordingFromTypedSectionsAllocatesNothingPerPoint() {
+  void memory_recordingFromTypedContributionsAllocatesNothingPerPoint() {
     com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
     long thread = Thread.currentThread().getId();
     int n = 500;
@@ -377,9 +419,9 @@ class HistoryTest {
       gpus.add(typedGpu(i, null, 0.5, 42_000_000_000L, 310.5, 41));
     }
     FakeReceiver inference = new FakeReceiver("inference");
-    inference.sections.set(Map.of("inference", List.copyOf(servers), "alerts", List.of()));
+    inference.contribution.set(Contribution.ofServers(servers, List.of(), null, Map.of()));
     FakeReceiver nvml = new FakeReceiver("nvml");
-    nvml.sections.set(Map.of("gpus", List.copyOf(gpus), "alerts", List.of()));
+    nvml.contribution.set(Contribution.ofGpus(gpus, List.of()));
     AgentConfig hourly = new ConfigLoader().parse("refresh:\n  normal: 3s\nlisten: 'off'\n", Map.of());
     try (AgentRuntime runtime = AgentRuntime.builder(hourly)
         .setProviders(List.of(FakeProvider.of(nvml, 100), FakeProvider.of(inference, 200))).build()) {
@@ -392,19 +434,18 @@ class HistoryTest {
       }
       long typed = (threads.getThreadAllocatedBytes(thread) - before) / records;
 
-      History old = History.forRefresh(hourly.refreshNormal());
-      old.record(T0, runtime.snapshot());
+      runtime.snapshot();
       int documents = 20;
       before = threads.getThreadAllocatedBytes(thread);
       for (int k = 1; k <= documents; k++) {
-        old.record(T0 + k * 3000L, runtime.snapshot());
+        runtime.snapshot();
       }
       long document = (threads.getThreadAllocatedBytes(thread) - before) / documents;
       int points = n + gpus.size();
-      System.out.printf("history: %d servers + 8 GPUs, per record (%d points): from the typed sections %d bytes"
-              + " (%.2f per point), from the snapshot document %d bytes (%.0f per point)%n",
+      System.out.printf("history: %d servers + 8 GPUs, per record (%d points): from the typed contributions %d bytes"
+              + " (%.2f per point), writing the snapshot document %d bytes (%.0f per point)%n",
           n, points, typed, (double) typed / points, document, (double) document / points);
-      // A few small objects per record (the sections' maps and list, the age-out's lambda), none per point.
+      // A few small objects per record (the contributions and their list, the age-out's lambda), none per point.
       assertThat(typed).isLessThan(1024);
       assertThat(document).isGreaterThan(100L * points); // what it was: the document of every server
     }

@@ -31,6 +31,7 @@ import dev.gputop.inference.stats.ServerStats;
 import dev.gputop.inference.stats.WindowStatistics;
 import dev.gputop.inference.window.ServerWindow;
 import dev.gputop.receiver.Clock;
+import dev.gputop.receiver.Contribution;
 import dev.gputop.receiver.ExportedCounter;
 import dev.gputop.receiver.ExportedHistogram;
 import dev.gputop.receiver.HealthStatus;
@@ -400,8 +401,8 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
   }
 
   @Override
-  public Map<String, Object> snapshotSections() {
-    return snapshot.get().sections();
+  public Contribution contribution() {
+    return snapshot.get().contribution();
   }
 
   @Override

@@ -84,8 +84,8 @@ class InferenceReceiverSocketTest {
       clock.advanceSeconds(10);
       body.set(InferenceReceiverTest.fixture("tgi", "tgi-v3", 1));
       r.refresh();
-      @SuppressWarnings("unchecked")
-      List<ServerEntry> servers = (List<ServerEntry>) r.snapshotSections().get("inference");
+      List<ServerEntry> servers = ((InferenceReceiver) r).snapshot().servers();
+      assertThat(r.contribution().servers()).isEqualTo(servers);
       ServerEntry tgi = servers.get(0);
       assertThat(tgi.engine()).isEqualTo("tgi");
       assertThat(tgi.state()).isEqualTo("up");
@@ -116,7 +116,7 @@ class InferenceReceiverSocketTest {
       assertThat(e.state()).isEqualTo("down");
       assertThat(e.error()).startsWith("the body is an HTML or XML page (Content-Type text/html), not a metrics exposition");
       assertThat(r.health().state()).isEqualTo(HealthStatus.State.UNHEALTHY);
-      assertThat(r.snapshot().alerts()).extracting(dev.gputop.inference.export.Alert::name)
+      assertThat(r.snapshot().alerts()).extracting(dev.gputop.receiver.Alert::name)
           .containsExactly("inference_unhealthy");
       assertThat(r.snapshot().up().values()).containsExactly(0L);
     }

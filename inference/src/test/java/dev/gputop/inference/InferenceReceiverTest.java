@@ -14,11 +14,12 @@ import dev.gputop.inference.discovery.DiscoveredServer;
 import dev.gputop.inference.discovery.DiscoveryResult;
 import dev.gputop.inference.discovery.ServerDiscovery;
 import dev.gputop.inference.discovery.SkippedProcess;
-import dev.gputop.inference.export.Alert;
 import dev.gputop.inference.export.ServerEntry;
 import dev.gputop.inference.scrape.ScrapeResult;
 import dev.gputop.inference.scrape.Scraper;
 import dev.gputop.inference.testing.TextExpositions;
+import dev.gputop.receiver.Alert;
+import dev.gputop.receiver.Contribution;
 import dev.gputop.receiver.ExportedHistogram;
 import dev.gputop.receiver.HealthStatus;
 import dev.gputop.receiver.ReceiverProvider;
@@ -153,16 +154,18 @@ class InferenceReceiverTest {
   }
 
   @Test
-  void snapshotSections_haveExactlyTheSpecFieldNames() throws Exception {
+  void contribution_hasExactlyTheSpecFieldNames() throws Exception {
     try (InferenceReceiver r = receiver(endpoint("chat-api", "http://10.0.0.5:8000/metrics"))) {
       scraper.bodies.put("http://10.0.0.5:8000/metrics", fixture("vllm", "vllm-v1-dp2-small", 0));
       r.refresh();
       clock.advanceSeconds(10);
       scraper.bodies.put("http://10.0.0.5:8000/metrics", fixture("vllm", "vllm-v1-dp2-small", 1));
       r.refresh();
-      JsonNode doc = new ObjectMapper().valueToTree(r.snapshotSections());
-      assertThat(names(doc)).containsExactlyInAnyOrder("inference", "overview", "alerts", "discovery");
-      JsonNode s = doc.get("inference").get(0);
+      Contribution contribution = r.contribution();
+      assertThat(contribution.gpus()).isEmpty();
+      assertThat(contribution.overview()).isNotNull();
+      assertThat(contribution.furtherSections()).containsOnlyKeys("discovery");
+      JsonNode s = new ObjectMapper().valueToTree(contribution.servers()).get(0);
       assertThat(names(s)).containsExactlyInAnyOrder("name", "engine", "servedModels", "url", "source", "state", "error",
           "gpus", "pids", "running", "waiting", "kvCacheUsage", "prefixHitRatio", "requestsPerSecond",
           "promptTokensPerSecond", "generationTokensPerSecond", "preemptionsPerSecond", "ttft", "itl", "tpot",
@@ -175,10 +178,10 @@ class InferenceReceiverTest {
       assertThat(names(s.get("ttft"))).containsExactlyInAnyOrder("mean", "p50", "p90", "p99", "count");
       assertThat(s.get("error").isNull()).isTrue();
       assertThat(s.get("ttft").get("count").asLong()).isEqualTo(40);
-      assertThat(names(doc.get("overview").get("serving"))).containsExactlyInAnyOrder(
+      assertThat(names(new ObjectMapper().valueToTree(contribution.overview()))).containsExactlyInAnyOrder(
           "worstTtftP99", "worstItlP50", "generationTokensPerSecond", "waiting", "worstSloAttainment",
           "generationTokensPerJoule", "goodRequestsPerSecond");
-      assertThat(names(doc.get("discovery"))).containsExactlyInAnyOrder("skipped", "notes");
+      assertThat(names(new ObjectMapper().valueToTree(contribution.furtherSections().get("discovery")))).containsExactlyInAnyOrder("skipped", "notes");
     }
   }
 

@@ -1,10 +1,12 @@
 package dev.gputop.nvml;
 
+import dev.gputop.receiver.GpuReport;
 import java.util.List;
 
 /**
  * One GPU or MIG instance in the snapshot's {@code gpus[]} (docs/json-schema.md) and in {@code gpus
- * --json}. The first eleven fields are the contract; the rest add detail. N/A is null. Immutable.
+ * --json}. The first eleven fields are the contract; the rest add detail. N/A is null. The agent
+ * reads it as a {@link GpuReport} (its key and charted values are fields here). Immutable.
  *
  * @param index NVML index (the parent's for a MIG instance)
  * @param uuid GPU or MIG UUID
@@ -60,7 +62,7 @@ public record GpuEntry(
     RetiredPages retiredPages,
     Long pcieReplays,
     List<GpuFaults.NvLink> nvlinks,
-    List<Xid> xidEvents) {
+    List<Xid> xidEvents) implements GpuReport {
 
   public GpuEntry {
     processes = List.copyOf(processes);

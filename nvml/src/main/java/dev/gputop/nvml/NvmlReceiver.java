@@ -6,7 +6,9 @@ import dev.gputop.config.services.GpuProcess;
 import dev.gputop.config.services.GpuProcessSource;
 import dev.gputop.config.services.GpuReading;
 import dev.gputop.config.services.ProcessOwnerLookup;
+import dev.gputop.receiver.Alert;
 import dev.gputop.receiver.Clock;
+import dev.gputop.receiver.Contribution;
 import dev.gputop.receiver.HealthStatus;
 import dev.gputop.receiver.Receiver;
 import dev.gputop.receiver.ReceiverContext;
@@ -14,7 +16,6 @@ import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.api.common.AttributesBuilder;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -51,7 +52,7 @@ public final class NvmlReceiver implements Receiver, GpuProcessSource, GpuPowerS
       String unavailableReason,
       GpuSample sample,
       List<GpuEntry> entries,
-      List<GpuAlert> alerts,
+      List<Alert> alerts,
       HealthStatus health,
       List<NvmlMetrics.DeviceView> devices,
       List<NvmlMetrics.ProcessView> processes,
@@ -63,6 +64,10 @@ public final class NvmlReceiver implements Receiver, GpuProcessSource, GpuPowerS
       return new Snapshot(
           false, reason, GpuSample.empty(null), List.of(), List.of(),
           HealthStatus.unavailable(reason), List.of(), List.of(), List.of(), GpuPowerSource.Readings.NONE);
+    }
+
+    Contribution contribution() {
+      return Contribution.ofGpus(entries, alerts);
     }
   }
 
@@ -234,7 +239,7 @@ public final class NvmlReceiver implements Receiver, GpuProcessSource, GpuPowerS
     List<GpuEntry> entries = GpuEntries.of(sample, owners, names, received);
 
     List<NvmlMetrics.DeviceView> devices = new ArrayList<>(sample.devices().size());
-    List<GpuAlert> alerts = new ArrayList<>();
+    List<Alert> alerts = new ArrayList<>();
     List<String> reasons = new ArrayList<>();
     Map<String, DeviceAttributes> seen = new HashMap<>();
     for (GpuDevice d : sample.devices()) {
@@ -249,7 +254,7 @@ public final class NvmlReceiver implements Receiver, GpuProcessSource, GpuPowerS
             (d.isMig() ? "MIG instance " : "GPU ") + d.index()
                 + (d.isMig() ? "/" + d.migIndex() : "") + " (" + d.id()
                 + (d.pciBusId() != null ? ", " + d.pciBusId() : "") + ") failed: " + d.error();
-        alerts.add(new GpuAlert(GpuAlert.GPU_FAILED, null, message));
+        alerts.add(new Alert(GpuAlert.GPU_FAILED, null, message));
         reasons.add(message);
       }
     }
@@ -283,7 +288,7 @@ public final class NvmlReceiver implements Receiver, GpuProcessSource, GpuPowerS
             long code = Long.parseLong(recent.get(i));
             m.append(i == 0 ? "" : ", ").append("Xid ").append(code).append(" (").append(XidCodes.describe(code)).append(')');
           }
-          alerts.add(new GpuAlert(GpuAlert.GPU_XID, null, m.append(" in the last 10 minutes").toString()));
+          alerts.add(new Alert(GpuAlert.GPU_XID, null, m.append(" in the last 10 minutes").toString()));
         }
       }
       counts.forEach((code, count) -> xidViews.add(new NvmlMetrics.XidView(view.attributes().xid(code), count)));
@@ -337,12 +342,8 @@ public final class NvmlReceiver implements Receiver, GpuProcessSource, GpuPowerS
   }
 
   @Override
-  public Map<String, Object> snapshotSections() {
-    Snapshot s = snapshot.get();
-    Map<String, Object> sections = new LinkedHashMap<>();
-    sections.put("gpus", s.entries());
-    sections.put("alerts", s.alerts());
-    return sections;
+  public Contribution contribution() {
+    return snapshot.get().contribution();
   }
 
   /** The latest {@code gpus[]} entries. */

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.gputop.nvml.FakeNvml.Control;
 import dev.gputop.nvml.FakeNvml.Variant;
+import dev.gputop.receiver.Alert;
 import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.sdk.metrics.data.LongPointData;
 import io.opentelemetry.sdk.metrics.data.MetricData;
@@ -149,8 +150,7 @@ class NvmlFaultsTest {
     TestContext ctx = new TestContext(FakeNvml.library(Variant.CURRENT).toString());
     try (NvmlReceiver receiver = new NvmlReceiver(ctx, new ProcessNames())) {
       receiver.refresh();
-      @SuppressWarnings("unchecked")
-      List<GpuAlert> before = (List<GpuAlert>) receiver.snapshotSections().get("alerts");
+      List<Alert> before = receiver.contribution().alerts();
       assertThat(before).isEmpty();
       assertThat(xidPoint(metrics(ctx), gpu(GPU1, 1), "79")).isZero(); // critical codes start at 0
 
@@ -173,19 +173,17 @@ class NvmlFaultsTest {
       assertThat(e0.xidEvents().get(0).critical()).isTrue();
       assertThat(e0.xidEvents().get(0).description()).isEqualTo("double-bit ECC error (uncorrectable memory error)");
       assertThat(e0.xidEvents().get(1).critical()).isFalse();
-      @SuppressWarnings("unchecked")
-      List<GpuAlert> alerts = (List<GpuAlert>) receiver.snapshotSections().get("alerts");
-      assertThat(alerts).extracting(GpuAlert::name).containsExactlyInAnyOrder("gpu_failed", "gpu_xid", "gpu_xid");
-      assertThat(alerts).filteredOn(a -> a.name().equals("gpu_xid")).extracting(GpuAlert::message)
+      List<Alert> alerts = receiver.contribution().alerts();
+      assertThat(alerts).extracting(Alert::name).containsExactlyInAnyOrder("gpu_failed", "gpu_xid", "gpu_xid");
+      assertThat(alerts).filteredOn(a -> a.name().equals("gpu_xid")).extracting(Alert::message)
           .containsExactlyInAnyOrder(
               "GPU 0 (" + GPU0 + ") reported Xid 48 (double-bit ECC error (uncorrectable memory error)) in the last 10 minutes",
               "GPU 1 (" + GPU1 + ") reported Xid 79 (GPU has fallen off the bus) in the last 10 minutes");
 
       ctx.clock.advance(Duration.ofMinutes(11));
       receiver.refresh();
-      @SuppressWarnings("unchecked")
-      List<GpuAlert> later = (List<GpuAlert>) receiver.snapshotSections().get("alerts");
-      assertThat(later).extracting(GpuAlert::name).containsExactly("gpu_failed"); // the Xid alert has aged out
+      List<Alert> later = receiver.contribution().alerts();
+      assertThat(later).extracting(Alert::name).containsExactly("gpu_failed"); // the Xid alert has aged out
       assertThat(xidPoint(metrics(ctx), gpu(GPU0, 0), "48")).isEqualTo(1); // the counter has not
     }
   }

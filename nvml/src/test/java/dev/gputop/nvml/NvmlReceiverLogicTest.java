@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.gputop.config.services.GpuProcess;
 import dev.gputop.config.services.ProcessOwnerLookup;
+import dev.gputop.receiver.Alert;
 import dev.gputop.receiver.HealthStatus;
 import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.sdk.metrics.data.MetricData;
@@ -68,9 +69,8 @@ class NvmlReceiverLogicTest {
     try (NvmlReceiver receiver = receiver(ctx, gpus)) {
       receiver.refresh();
 
-      @SuppressWarnings("unchecked")
-      List<GpuAlert> alerts = (List<GpuAlert>) receiver.snapshotSections().get("alerts");
-      assertThat(alerts).containsExactly(new GpuAlert("gpu_failed", null,
+      List<Alert> alerts = receiver.contribution().alerts();
+      assertThat(alerts).containsExactly(new Alert("gpu_failed", null,
           "GPU 1 (" + GPU1 + ", 00000000:11:00.0) failed: nvmlDeviceGetMemoryInfo_v2 returned NVML_ERROR_GPU_IS_LOST (15)"));
       assertThat(receiver.health().state()).isEqualTo(HealthStatus.State.UNHEALTHY);
       assertThat(receiver.health().reasons()).containsExactly(alerts.get(0).message());
@@ -136,15 +136,14 @@ class NvmlReceiverLogicTest {
         assertThat(x.critical()).isTrue();
         assertThat(x.time()).isEqualTo(java.time.Instant.ofEpochSecond(0, ctx.clock.epochNanos()).toString());
       });
-      @SuppressWarnings("unchecked")
-      List<GpuAlert> alerts = (List<GpuAlert>) receiver.snapshotSections().get("alerts");
-      assertThat(alerts).containsExactly(new GpuAlert("gpu_xid", null, "GPU 0 (" + GPU0
+      List<Alert> alerts = receiver.contribution().alerts();
+      assertThat(alerts).containsExactly(new Alert("gpu_xid", null, "GPU 0 (" + GPU0
           + ") reported Xid 95 (uncontained uncorrectable ECC error: reset the GPU) in the last 10 minutes"));
       assertThat(receiver.health()).isEqualTo(HealthStatus.healthy());
 
       ctx.clock.advance(Duration.ofMinutes(10).plusNanos(1));
       receiver.refresh();
-      assertThat((List<?>) receiver.snapshotSections().get("alerts")).isEmpty();
+      assertThat(receiver.contribution().alerts()).isEmpty();
     }
   }
 

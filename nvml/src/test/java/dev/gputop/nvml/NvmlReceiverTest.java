@@ -8,6 +8,8 @@ import dev.gputop.config.services.GpuProcessSource;
 import dev.gputop.config.services.ProcessOwnerLookup;
 import dev.gputop.nvml.FakeNvml.Control;
 import dev.gputop.nvml.FakeNvml.Variant;
+import dev.gputop.receiver.Alert;
+import dev.gputop.receiver.Contribution;
 import dev.gputop.receiver.HealthStatus;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.common.Attributes;
@@ -171,7 +173,7 @@ class NvmlReceiverTest {
   }
 
   @Test
-  void snapshotSections_haveSpecFields() {
+  void contribution_hasSpecFields() {
     Control fake = FakeNvml.reset(2);
     fake.fake_nvml_set(1, "util.gpu", 50);
     fake.fake_nvml_set(1, "memory.used", 2 * GIB);
@@ -180,11 +182,13 @@ class NvmlReceiverTest {
     try (NvmlReceiver receiver = new NvmlReceiver(ctx, new ProcessNames(Path.of("/nonexistent"), 8))) {
       receiver.refresh();
 
-      Map<String, Object> sections = receiver.snapshotSections();
-      assertThat(sections).containsOnlyKeys("gpus", "alerts");
-      assertThat((List<?>) sections.get("alerts")).isEmpty();
-      @SuppressWarnings("unchecked")
-      List<GpuEntry> gpus = (List<GpuEntry>) sections.get("gpus");
+      Contribution contribution = receiver.contribution();
+      assertThat(contribution.servers()).isEmpty();
+      assertThat(contribution.overview()).isNull();
+      assertThat(contribution.furtherSections()).isEmpty();
+      assertThat(contribution.alerts()).isEmpty();
+      assertThat(contribution.gpus()).isEqualTo(receiver.gpus());
+      List<GpuEntry> gpus = receiver.gpus();
       assertThat(gpus).hasSize(2);
       GpuEntry e = gpus.get(1);
       assertThat(e.index()).isEqualTo(1);
@@ -223,8 +227,7 @@ class NvmlReceiverTest {
       assertThat(failed.uuid()).isEqualTo(GPU1);
       assertThat(failed.memoryUsedBytes()).isNull();
       assertThat(failed.error()).contains("NVML_ERROR_GPU_IS_LOST");
-      @SuppressWarnings("unchecked")
-      List<GpuAlert> alerts = (List<GpuAlert>) receiver.snapshotSections().get("alerts");
+      List<Alert> alerts = receiver.contribution().alerts();
       assertThat(alerts).hasSize(1);
       assertThat(alerts.get(0).name()).isEqualTo("gpu_failed");
       assertThat(alerts.get(0).server()).isNull();
@@ -336,7 +339,8 @@ class NvmlReceiverTest {
       assertThat(receiver.available()).isFalse();
       assertThat(receiver.unavailableReason()).contains("NVIDIA driver installed");
       assertThat(receiver.gpuProcesses()).isEmpty();
-      assertThat(receiver.snapshotSections()).containsEntry("gpus", List.of()).containsEntry("alerts", List.of());
+      assertThat(receiver.contribution().gpus()).isEmpty();
+      assertThat(receiver.contribution().alerts()).isEmpty();
       assertThat(ctx.lookup(GpuProcessSource.class)).isSameAs(receiver);
       assertThat(ctx.reader.collectAllMetrics()).isEmpty();
       assertThat(logged).filteredOn(r -> r.getMessage().startsWith("NVML unavailable: ")).hasSize(1);

@@ -1,11 +1,11 @@
 package dev.gputop.receiver;
 
 import java.util.List;
-import java.util.Map;
 
 /**
  * A running receiver: reads a source on the agent's scheduler and publishes immutable snapshots
- * that OpenTelemetry callbacks, the JSON snapshot and /healthz read.
+ * that OpenTelemetry callbacks, the JSON snapshot and /healthz read. The contract as a whole (how
+ * a receiver is found, started, timed and merged) is described in this package's documentation.
  *
  * <p>Threading: {@link #refresh()} is called by one agent thread at a time, every {@code
  * refresh.normal}; it may block on I/O but must bound that time itself (timeouts). Every other
@@ -27,10 +27,11 @@ public interface Receiver extends AutoCloseable {
   HealthStatus health();
 
   /**
-   * This receiver's part of the JSON snapshot: top-level field name to value (records, lists and
-   * maps that Jackson can write). {@code alerts} lists from several receivers are concatenated.
+   * This receiver's part of the JSON snapshot from its latest cycle ({@link Contribution#NONE}
+   * before the first): its GPUs, servers, alerts, overview and further sections. The agent writes
+   * the document from all receivers' contributions; {@code health} is {@link #health()}'s.
    */
-  Map<String, Object> snapshotSections();
+  Contribution contribution();
 
   /** Histograms to re-export as they are; empty by default. */
   default List<ExportedHistogram> exportedHistograms() {

@@ -1,6 +1,7 @@
 package dev.gputop.agent.extension;
 
 import dev.gputop.config.AgentConfig;
+import dev.gputop.receiver.Contribution;
 import dev.gputop.receiver.ExportedHistogram;
 import dev.gputop.receiver.HealthStatus;
 import dev.gputop.receiver.Receiver;
@@ -11,7 +12,6 @@ import dev.gputop.receiver.ReceiverProvider;
 import io.opentelemetry.exporter.internal.InstrumentationUtil;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
 /**
  * Receiver providers whose receivers are created and refreshed with the OpenTelemetry Java agent's
@@ -87,8 +87,8 @@ final class UntracedReceivers {
     }
 
     @Override
-    public Map<String, Object> snapshotSections() {
-      return delegate.snapshotSections();
+    public Contribution contribution() {
+      return delegate.contribution();
     }
 
     @Override

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.gputop.config.AgentConfig;
 import dev.gputop.config.ConfigException;
+import dev.gputop.receiver.Contribution;
 import dev.gputop.receiver.HealthStatus;
 import dev.gputop.receiver.Receiver;
 import dev.gputop.receiver.ReceiverContext;
@@ -32,7 +33,7 @@ class UntracedReceiversTest {
     assertThat(suppressedDuring).containsExactly(true, true);
     assertThat(InstrumentationUtil.shouldSuppressInstrumentation(Context.current())).isFalse();
     assertThat(r.name()).isEqualTo("probe");
-    assertThat(r.snapshotSections()).containsEntry("probe", 1);
+    assertThat(r.contribution().furtherSections()).containsEntry("probe", 1);
     assertThat(r.health().state()).isEqualTo(HealthStatus.State.HEALTHY);
   }
 
@@ -87,8 +88,8 @@ class UntracedReceiversTest {
         }
 
         @Override
-        public Map<String, Object> snapshotSections() {
-          return Map.of("probe", 1);
+        public Contribution contribution() {
+          return new Contribution(List.of(), List.of(), List.of(), null, Map.of("probe", 1));
         }
 
         @Override

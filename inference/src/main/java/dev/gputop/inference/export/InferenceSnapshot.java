@@ -1,15 +1,18 @@
 package dev.gputop.inference.export;
 
+import dev.gputop.receiver.Alert;
+import dev.gputop.receiver.Contribution;
 import dev.gputop.receiver.ExportedCounter;
 import dev.gputop.receiver.ExportedHistogram;
 import dev.gputop.receiver.HealthStatus;
+import dev.gputop.receiver.ServingOverview;
 import io.opentelemetry.api.common.Attributes;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
 /**
- * Everything the inference receiver publishes after one refresh: the JSON sections, the metric
+ * Everything the inference receiver publishes after one refresh: its contribution to the JSON snapshot, the metric
  * points, the re-exported histograms, health, and which server each PID belongs to. Readers (the
  * metric callbacks, the HTTP listener, NVML's owner lookups) only ever see a complete one, through
  * an {@link java.util.concurrent.atomic.AtomicReference}. Immutable.
@@ -70,7 +73,7 @@ public record InferenceSnapshot(
   public static InferenceSnapshot empty() {
     return new InferenceSnapshot(
         List.of(),
-        new ServingOverview(null, null, null, null, null),
+        ServingOverview.NONE,
         List.of(),
         new DiscoverySection(List.of(), List.of()),
         HealthStatus.healthy(),
@@ -85,12 +88,8 @@ public record InferenceSnapshot(
         List.of());
   }
 
-  /** The receiver's part of the JSON snapshot. */
-  public Map<String, Object> sections() {
-    return Map.of(
-        "inference", servers,
-        "overview", Map.of("serving", overview),
-        "alerts", alerts,
-        "discovery", discovery);
+  /** The receiver's part of the JSON snapshot: its servers, alerts, overview and {@code discovery}. */
+  public Contribution contribution() {
+    return Contribution.ofServers(servers, alerts, overview, Map.of("discovery", discovery));
   }
 }

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import dev.gputop.inference.engine.Drift;
 import dev.gputop.inference.stats.Efficiency;
 import dev.gputop.inference.stats.ServerStats;
+import dev.gputop.receiver.ServerReport;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -14,8 +15,8 @@ import java.util.Map;
 /**
  * One {@code inference[]} entry of the JSON snapshot, field for field as docs/json-schema.md names
  * them; null is N/A. The statistics are {@link ServerStats}' own fields, written inline after
- * {@code pids} (they are declared there and nowhere else). Built by {@link SnapshotBuilder}.
- * Immutable.
+ * {@code pids} (they are declared there and nowhere else). Built by {@link SnapshotBuilder}. The
+ * agent reads it as a {@link ServerReport} (its name and statistics). Immutable.
  *
  * @param name the server's name
  * @param engine the engine's id ({@code vllm}, {@code sglang}, ... or {@code unknown})
@@ -57,7 +58,7 @@ public record ServerEntry(
     List<Missing> missing,
     @JsonInclude(JsonInclude.Include.NON_NULL) dev.gputop.config.PodIdentity kubernetes,
     Map<String, String> unavailable,
-    Efficiency efficiency) {
+    Efficiency efficiency) implements ServerReport {
 
   public ServerEntry {
     servedModels = List.copyOf(servedModels);

@@ -1,6 +1,7 @@
 package dev.gputop.inference.stats;
 
 import com.fasterxml.jackson.annotation.JsonValue;
+import dev.gputop.receiver.ServerReport;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -22,7 +23,8 @@ import java.util.Objects;
  *     (rate(…[window])))}, in the order of {@code quantiles}; an entry may be null
  * @param count observations in the window (Δcount, with counter-reset correction)
  */
-public record LatencyStats(Double mean, Quantiles quantiles, List<Double> values, Long count) {
+public record LatencyStats(Double mean, Quantiles quantiles, List<Double> values, Long count)
+    implements ServerReport.Latency {
 
   public LatencyStats {
     Objects.requireNonNull(quantiles, "quantiles");

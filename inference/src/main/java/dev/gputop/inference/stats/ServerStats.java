@@ -1,5 +1,7 @@
 package dev.gputop.inference.stats;
 
+import dev.gputop.receiver.ServerReport;
+
 /**
  * The windowed statistics of one server (or of one model on it). Every field is null when the
  * engine does not export it or the window can't compute it yet (N/A, never 0). Immutable.
@@ -61,7 +63,7 @@ public record ServerStats(
     LatencyStats prefill,
     LatencyStats decode,
     java.util.Map<String, Double> finishReasons,
-    SloStats slo) {
+    SloStats slo) implements ServerReport.Stats {
 
   /** Nothing known. */
   public static final ServerStats EMPTY = new ServerStats(

@@ -1,9 +1,15 @@
-package dev.gputop.inference.export;
+package dev.gputop.receiver;
+
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 /**
- * {@code overview.serving} of the JSON snapshot: across servers, the worst TTFT p99, the worst
+ * {@code overview.serving} of the JSON snapshot, field for field in the document's order (this
+ * record is the one list of them): across servers, the worst TTFT p99, the worst
  * ITL p50, the total generation throughput, the total of queued requests and the worst SLO
- * attainment. Null when no server has the value. Immutable.
+ * attainment. Null when no server has the value; {@link #NONE} when no receiver contributes one.
+ * Computed by the inference receiver. Immutable.
  *
  * @param worstSloAttainment the lowest attainment of any SLO (ttft, itl, e2e, queue) over the
  *     servers' totals
@@ -17,11 +23,14 @@ package dev.gputop.inference.export;
 public record ServingOverview(
     Double worstTtftP99, Double worstItlP50, Double generationTokensPerSecond, Integer waiting,
     Double worstSloAttainment, Double generationTokensPerJoule,
-    java.util.Map<String, Double> goodRequestsPerSecond) {
+    Map<String, Double> goodRequestsPerSecond) {
+
+  /** Nothing known: every value null, no SLO. */
+  public static final ServingOverview NONE = new ServingOverview(null, null, null, null, null, null, null);
 
   public ServingOverview {
     goodRequestsPerSecond = goodRequestsPerSecond == null
-        ? java.util.Map.of() : java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(goodRequestsPerSecond));
+        ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(goodRequestsPerSecond));
   }
 
   /** An overview without efficiency. */
