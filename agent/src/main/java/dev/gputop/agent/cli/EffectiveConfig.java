@@ -16,7 +16,7 @@ import java.util.Map;
  * printed. Header values are secrets and are printed as {@code <redacted>}; file paths are
  * printed as they are. Stateless and thread-safe.
  */
-public final class EffectiveConfig {
+final class EffectiveConfig {
 
   private EffectiveConfig() {}
 
@@ -41,7 +41,7 @@ public final class EffectiveConfig {
   }
 
   /** The shortest of the file's own duration forms: 1h, 2m, 3s or 500ms. */
-  public static String duration(Duration d) {
+  static String duration(Duration d) {
     return ConfigType.formatDuration(d);
   }
 }

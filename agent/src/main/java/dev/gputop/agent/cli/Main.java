@@ -1,5 +1,6 @@
 package dev.gputop.agent.cli;
 
+import dev.gputop.agent.runtime.AgentVersion;
 import dev.gputop.config.internal.TerminalText;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -189,19 +190,14 @@ public final class Main implements Runnable {
 
     @Override
     public void run() {
-      spec.commandLine().getOut().println("gputop-agent " + version());
+      spec.commandLine().getOut().println("gputop-agent " + AgentVersion.get());
     }
   }
 
   static final class Version implements CommandLine.IVersionProvider {
     @Override
     public String[] getVersion() {
-      return new String[] {"gputop-agent " + version()};
+      return new String[] {"gputop-agent " + AgentVersion.get()};
     }
-  }
-
-  public static String version() {
-    String v = Main.class.getPackage().getImplementationVersion();
-    return v == null ? "dev" : v;
   }
 }

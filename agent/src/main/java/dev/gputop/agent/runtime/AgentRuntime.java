@@ -1,11 +1,11 @@
 package dev.gputop.agent.runtime;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.gputop.agent.cli.EffectiveConfig;
 import dev.gputop.agent.history.History;
 import dev.gputop.config.AgentConfig;
 import dev.gputop.config.Clock;
 import dev.gputop.config.ConfigException;
+import dev.gputop.config.ConfigType;
 import dev.gputop.config.ExportedCounter;
 import dev.gputop.config.ExportedHistogram;
 import dev.gputop.config.HealthStatus;
@@ -170,7 +170,7 @@ public final class AgentRuntime implements AutoCloseable {
         previous = r;
       }
       startHistory();
-      logger.info(() -> "receivers started: " + receiverNames() + ", refresh every " + EffectiveConfig.duration(config.refreshNormal()));
+      logger.info(() -> "receivers started: " + receiverNames() + ", refresh every " + ConfigType.formatDuration(config.refreshNormal()));
     }
   }
 

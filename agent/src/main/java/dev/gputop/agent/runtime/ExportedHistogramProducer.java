@@ -1,6 +1,5 @@
 package dev.gputop.agent.runtime;
 
-import dev.gputop.agent.cli.Main;
 import dev.gputop.config.ExportedCounter;
 import dev.gputop.config.ExportedHistogram;
 import io.opentelemetry.api.common.AttributeKey;
@@ -53,7 +52,7 @@ public final class ExportedHistogramProducer implements MetricProducer {
 
   /** The instrumentation scope of every re-exported histogram. */
   static final InstrumentationScopeInfo SCOPE =
-      InstrumentationScopeInfo.builder("dev.gputop.agent").setVersion(Main.version()).build();
+      InstrumentationScopeInfo.builder("dev.gputop.agent").setVersion(AgentVersion.get()).build();
 
   private final AtomicReference<Supplier<List<ExportedHistogram>>> source = new AtomicReference<>();
   private final AtomicReference<Supplier<List<ExportedCounter>>> counterSource = new AtomicReference<>();

@@ -1,6 +1,5 @@
 package dev.gputop.agent.runtime;
 
-import dev.gputop.agent.cli.Main;
 import dev.gputop.agent.prometheus.ExpositionReader;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
@@ -241,7 +240,7 @@ public final class StandaloneSdk implements AutoCloseable {
       b.put(SERVICE_NAME, DEFAULT_SERVICE_NAME);
     }
     if (resource.getAttribute(SERVICE_VERSION) == null) {
-      b.put(SERVICE_VERSION, Main.version());
+      b.put(SERVICE_VERSION, AgentVersion.get());
     }
     if (resource.getAttribute(HOST_NAME) == null) {
       String host = hostName();
