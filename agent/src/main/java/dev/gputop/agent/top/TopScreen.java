@@ -1,7 +1,6 @@
 package dev.gputop.agent.top;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.gputop.agent.demo.DemoTable;
 import dev.gputop.agent.history.History;
 import dev.gputop.agent.runtime.Json;
 import java.util.ArrayList;
@@ -28,7 +27,7 @@ public final class TopScreen {
   static final String NA = "N/A";
 
   /** The key line under the servers' table: what each short N/A reason means. */
-  public static final String KEY = DemoTable.KEY;
+  public static final String KEY = Cells.KEY;
 
   /** Sparkline levels, lowest first. */
   private static final char[] LEVELS = {'▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'};
@@ -70,7 +69,7 @@ public final class TopScreen {
 
   /** {@code shown}, or where it is N/A the snapshot's reason for {@code field}, short. */
   static String why(JsonNode server, String field, String shown) {
-    String code = NA.equals(shown) ? DemoTable.reasonCode(server, field) : null;
+    String code = NA.equals(shown) ? Cells.reasonCode(server, field) : null;
     return code == null ? shown : code;
   }
 
@@ -393,19 +392,19 @@ public final class TopScreen {
   }
 
   static String seconds(JsonNode v) {
-    return DemoTable.seconds(v, NA);
+    return Cells.seconds(v, NA);
   }
 
   static String percent(JsonNode v) {
-    return DemoTable.percent(v, NA);
+    return Cells.percent(v, NA);
   }
 
   static String count(JsonNode v) {
-    return DemoTable.count(v, NA);
+    return Cells.count(v, NA);
   }
 
   static String rate(JsonNode v, int decimals) {
-    return DemoTable.rate(v, decimals, NA);
+    return Cells.rate(v, decimals, NA);
   }
 
   private static String gib(JsonNode v) {
