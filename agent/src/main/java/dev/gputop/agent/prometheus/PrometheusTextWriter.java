@@ -20,7 +20,6 @@ import io.opentelemetry.sdk.metrics.data.PointData;
 import io.opentelemetry.sdk.metrics.data.SummaryPointData;
 import io.opentelemetry.sdk.metrics.data.ValueAtQuantile;
 import io.opentelemetry.sdk.resources.Resource;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
@@ -45,7 +44,7 @@ import java.util.logging.Logger;
  * from the SDK's collected {@link MetricData} into a plain byte buffer. It writes, byte for byte,
  * what OpenTelemetry's Prometheus exporter (1.66: {@code PrometheusMetricReader} with scope labels
  * off and target_info on) and Prometheus's Java text writers (client_java 1.8, text 0.0.4 and
- * OpenMetrics 1.0) wrote through {@link AgentHttpServer} before it, with the agent's own
+ * OpenMetrics 1.0) wrote through the agent's listener before it, with the agent's own
  * post-processing: HELP on {@code target_info} and the Kubernetes labels under their short names
  * ({@link PrometheusLabels}). The same names, units and suffixes ({@link ExpositionNames}), the
  * same order of families (by name) and series (by label names, then values), the same escaping and
@@ -53,7 +52,7 @@ import java.util.logging.Logger;
  * negative counter, invalid buckets, two series with the same labels): {@code
  * PrometheusTextWriterTest} runs both on the same SDK and compares the bytes.
  *
- * <p>Exemplars (recorded only when {@code otel.metrics.exemplar.filter} is changed, {@link
+ * <p>Exemplars (recorded only when {@code otel.metrics.exemplar.filter} is changed, {@code
  * StandaloneSdk}) are written in OpenMetrics as the library writes them: a counter's first, a
  * bucket's newest. What it does not do the library's way: where two scopes' metrics of one name
  * would give a series twice (the library fails the whole read), the second is left out.
@@ -63,6 +62,11 @@ import java.util.logging.Logger;
  * again for every point, a label map and sorted arrays per point). Here per metric the names are
  * worked out once (cached, bounded), and per point only bytes are written (docs/PERFORMANCE.md,
  * "The export path"). Thread-safe: each {@link #write} has its own buffers.
+ *
+ * <p>This class converts and checks a read (families by name, each series' labels sorted, names
+ * and values cached); the bytes are written by one writer per format over the walk they share
+ * ({@link FamilyWriter}): {@link TextFormatWriter} for text 0.0.4, {@link OpenMetricsWriter} for
+ * OpenMetrics 1.0.
  */
 public final class PrometheusTextWriter {
 
@@ -82,25 +86,18 @@ public final class PrometheusTextWriter {
 
   private static final int BUFFER = 16 * 1024;
 
-  /** The slots a label value is looked for in, from its hash's. */
-  private static final int PROBES = 4;
-
   /** The most labels a read's arrays may hold and still be kept for the next read (4 MB each). */
   static final int KEPT_LABELS = 1 << 20;
 
-  private static final String[] K8S_LONG = {"k8s_namespace_name", "k8s_pod_name", "k8s_container_name"};
-  private static final String[] K8S_SHORT = {"namespace", "pod", "container"};
-
-  private static final byte[] LE = ascii("le");
-  private static final byte[] QUANTILE = ascii("quantile");
-  private static final byte[] EQ_QUOTE = ascii("=\"");
+  static final String[] K8S_LONG = {"k8s_namespace_name", "k8s_pod_name", "k8s_container_name"};
+  static final String[] K8S_SHORT = {"namespace", "pod", "container"};
 
   /** Whether the scraper asked for OpenMetrics ({@code Accept}), as the library's writer decides it. */
   public static boolean wantsOpenMetrics(String accept) {
     return accept != null && accept.contains("application/openmetrics-text");
   }
 
-  private enum Kind {
+  enum Kind {
     GAUGE, COUNTER, HISTOGRAM, SUMMARY, INFO
   }
 
@@ -114,7 +111,7 @@ public final class PrometheusTextWriter {
    * A metric's metadata as the Prometheus model holds it: {@code name} the base name (unit
    * included), {@code originalName} the name it was given, HELP and unit (null for none).
    */
-  private record Meta(String name, String originalName, String help, String unit) {
+  record Meta(String name, String originalName, String help, String unit) {
     static Meta of(String name, String help, String unit) {
       return new Meta(ExpositionNames.withUnit(name, unit), name, help, unit);
     }
@@ -125,13 +122,13 @@ public final class PrometheusTextWriter {
   }
 
   /** A label value and its bytes as written. */
-  private record Text(String value, byte[] text) {}
+  record Text(String value, byte[] text) {}
 
   /** A bound's bits and its text. */
-  private record Bound(long bits, byte[] text) {}
+  record Bound(long bits, byte[] text) {}
 
   /** A label name, converted once: the name series are sorted by, and the bytes written. */
-  private record LabelName(String name, byte[] first, byte[] next, boolean kubernetes) {}
+  record LabelName(String name, byte[] first, byte[] next, boolean kubernetes) {}
 
   private final Map<Description, Converted> descriptions = new ConcurrentHashMap<>();
   private final Map<String, LabelName> labelNames = new ConcurrentHashMap<>();
@@ -219,13 +216,14 @@ public final class PrometheusTextWriter {
     public void write(boolean openMetrics, OutputStream out) throws IOException {
       try {
         TextBuffer buf = new TextBuffer(out, BUFFER);
-        Writing w = new Writing(read, buf, openMetrics, renaming, bounds, renaming ? renamedValues : values);
+        Text[] cached = renaming ? renamedValues : values;
+        FamilyWriter w = openMetrics
+            ? new OpenMetricsWriter(read, buf, renaming, bounds, cached)
+            : new TextFormatWriter(read, buf, renaming, bounds, cached);
         for (Group g : groups) {
           w.family(g);
         }
-        if (openMetrics) {
-          buf.ascii("# EOF\n");
-        }
+        w.end();
         buf.drain();
       } finally {
         if (read.clear()) {
@@ -334,7 +332,7 @@ public final class PrometheusTextWriter {
   }
 
   /** One family to write: its kind and metadata, and the runs of rows of each metric in it. */
-  private static final class Group {
+  static final class Group {
     final String key;
     final Kind kind;
     Meta meta;
@@ -356,7 +354,7 @@ public final class PrometheusTextWriter {
    * {@code labelStart[row]} to {@code labelStart[row + 1]}, sorted by name), the point itself, and
    * per metric the order of its rows. Grows with the read, then is dropped with it.
    */
-  private final class Read implements BiConsumer<AttributeKey<?>, Object> {
+  final class Read implements BiConsumer<AttributeKey<?>, Object> {
     LabelName[] names = new LabelName[1024];
     String[] values = new String[1024];
     int labels;
@@ -657,7 +655,7 @@ public final class PrometheusTextWriter {
   }
 
   /** An exemplar as OpenMetrics writes it: its labels sorted, value and timestamp (0 for none). */
-  private record Exemplar(String[] names, String[] values, double value, long timestampMillis) {}
+  record Exemplar(String[] names, String[] values, double value, long timestampMillis) {}
 
   /** The exporter's most code points in an exemplar's label names and values. */
   private static final int EXEMPLAR_MAX_LABEL_SET_LENGTH = 128;
@@ -716,7 +714,7 @@ public final class PrometheusTextWriter {
   }
 
   /** A histogram point's buckets as the Prometheus model checks them: +Inf last, sorted, no NaN. */
-  private record Buckets(double[] bounds, long[] counts, double sum) {}
+  record Buckets(double[] bounds, long[] counts, double sum) {}
 
   /**
    * The point itself when its buckets are as the Prometheus model wants them (the SDK's and the
@@ -810,7 +808,7 @@ public final class PrometheusTextWriter {
   }
 
   /** A summary point: quantiles sorted, count and sum (NaN for none). */
-  private record Quantiles(double[] quantiles, double[] values, long count, double sum) {}
+  record Quantiles(double[] quantiles, double[] values, long count, double sum) {}
 
   private static Quantiles quantiles(SummaryPointData p) {
     List<ValueAtQuantile> list = new ArrayList<>(p.getValues());
@@ -891,397 +889,7 @@ public final class PrometheusTextWriter {
     return sb.append('"').toString();
   }
 
-  /** Writing one read's families. */
-  private static final class Writing {
-    private final Read read;
-    private final TextBuffer out;
-    private final boolean openMetrics;
-    private final boolean renaming;
-
-    private final Bound[] bounds;
-    private final Text[] values;
-    private final TextBuffer scratch = new TextBuffer(OutputStream.nullOutputStream(), 1024);
-
-    Writing(Read read, TextBuffer out, boolean openMetrics, boolean renaming, Bound[] bounds, Text[] values) {
-      this.bounds = bounds;
-      this.values = values;
-      this.read = read;
-      this.out = out;
-      this.openMetrics = openMetrics;
-      this.renaming = renaming;
-    }
-
-    void family(Group g) throws IOException {
-      int[] rows = rows(g);
-      if (rows.length == 0) {
-        return;
-      }
-      String name = g.meta.prometheusName();
-      switch (g.kind) {
-        case COUNTER: {
-          String counter = name.endsWith("_total") ? name : name + "_total";
-          header(openMetrics ? counter.substring(0, counter.length() - "_total".length()) : counter, "counter", g.meta);
-          byte[] sample = ascii(counter);
-          for (int r : rows) {
-            Object p = read.points[r];
-            sampleName(sample, r);
-            out.number(p instanceof LongPointData ? (double) ((LongPointData) p).getValue() : ((DoublePointData) p).getValue());
-            if (openMetrics && read.exemplars[r] != null) {
-              exemplar(((List<?>) read.exemplars[r]).get(0));
-            }
-            out.write('\n');
-          }
-          break;
-        }
-        case GAUGE: {
-          String gauge = openMetrics ? name : legacyGaugeName(g.meta);
-          header(gauge, "gauge", g.meta);
-          byte[] sample = ascii(gauge);
-          for (int r : rows) {
-            Object p = read.points[r];
-            sampleName(sample, r);
-            out.number(p instanceof LongPointData ? (double) ((LongPointData) p).getValue() : ((DoublePointData) p).getValue());
-            out.write('\n');
-          }
-          break;
-        }
-        case HISTOGRAM:
-          header(name, "histogram", g.meta);
-          histogram(name, rows);
-          break;
-        case SUMMARY:
-          summary(name, g.meta, rows);
-          break;
-        default: {
-          String info = name.endsWith("_info") ? name : name + "_info";
-          header(openMetrics ? info.substring(0, info.length() - "_info".length()) : info,
-              openMetrics ? "info" : "gauge", g.meta);
-          byte[] sample = ascii(info);
-          for (int r : rows) {
-            sampleName(sample, r);
-            out.write('1');
-            out.write('\n');
-          }
-        }
-      }
-    }
-
-    /** The family's rows in the Prometheus model's order; a series a second metric repeats is left out. */
-    private int[] rows(Group g) {
-      int n = 0;
-      for (int[] s : g.segments) {
-        n += s[1] - s[0];
-      }
-      int[] rows = new int[n];
-      int k = 0;
-      for (int[] s : g.segments) {
-        System.arraycopy(read.order, s[0], rows, k, s[1] - s[0]);
-        k += s[1] - s[0];
-      }
-      if (g.segments.size() > 1) {
-        Integer[] boxed = new Integer[n];
-        for (int i = 0; i < n; i++) {
-          boxed[i] = rows[i];
-        }
-        Arrays.sort(boxed, read::compare); // stable: of two equal series the first metric's comes first
-        int m = 0;
-        for (int i = 0; i < n; i++) {
-          if (m > 0 && read.compare(rows[m - 1], boxed[i]) == 0) {
-            logger.fine(() -> "/metrics: " + g.key + ": a series repeated by another scope left out");
-            continue;
-          }
-          rows[m++] = boxed[i];
-        }
-        rows = Arrays.copyOf(rows, m);
-      }
-      return rows;
-    }
-
-    /** OpenMetrics: the exemplar of a bucket, the newest of those in (lower, upper], as the library picks it. */
-    private void bucketExemplar(int row, double lower, double upper) throws IOException {
-      if (!openMetrics || read.exemplars[row] == null) {
-        return;
-      }
-      Exemplar pick = null;
-      for (Object o : (List<?>) read.exemplars[row]) {
-        Exemplar e = (Exemplar) o;
-        if (e.value() > lower && e.value() <= upper) {
-          if (pick == null || (pick.timestampMillis() != 0 && e.timestampMillis() != 0
-              && e.timestampMillis() > pick.timestampMillis())) {
-            pick = e;
-          }
-        }
-      }
-      if (pick != null) {
-        exemplar(pick);
-      }
-    }
-
-    /** {@code  # {labels} value timestamp} after a sample. */
-    private void exemplar(Object o) throws IOException {
-      Exemplar e = (Exemplar) o;
-      out.ascii(" # {");
-      for (int i = 0; i < e.names().length; i++) {
-        if (i > 0) {
-          out.write(',');
-        }
-        String name = e.names()[i];
-        if (renaming) {
-          for (int k = 0; k < K8S_LONG.length; k++) {
-            name = name.equals(K8S_LONG[k]) ? K8S_SHORT[k] : name;
-          }
-        }
-        out.ascii(name);
-        out.write(EQ_QUOTE);
-        out.write(value(e.values()[i]));
-        out.write('"');
-      }
-      out.ascii("} ");
-      out.number(e.value());
-      long ts = e.timestampMillis();
-      if (ts != 0) {
-        out.write(' ');
-        out.decimal(ts / 1000);
-        out.write('.');
-        long ms = ts % 1000;
-        if (ms < 100) {
-          out.write('0');
-        }
-        if (ms < 10) {
-          out.write('0');
-        }
-        out.decimal(ms);
-      }
-    }
-
-    private void histogram(String name, int[] rows) throws IOException {
-      byte[] bucket = ascii(name + "_bucket");
-      byte[] count = ascii(name + "_count");
-      byte[] sum = ascii(name + "_sum");
-      for (int r : rows) {
-        Object p = read.points[r];
-        long cumulative = 0;
-        double total;
-        if (p instanceof HistogramPointData) {
-          HistogramPointData h = (HistogramPointData) p;
-          List<Double> bounds = h.getBoundaries();
-          List<Long> counts = h.getCounts();
-          for (int i = 0; i <= bounds.size(); i++) {
-            cumulative += counts.get(i);
-            out.write(bucket);
-            double upper = i < bounds.size() ? bounds.get(i) : Double.POSITIVE_INFINITY;
-            labels(r, LE, upper);
-            out.decimal(cumulative);
-            bucketExemplar(r, i == 0 ? Double.NEGATIVE_INFINITY : bounds.get(i - 1), upper);
-            out.write('\n');
-          }
-          total = h.getSum();
-        } else {
-          Buckets b = (Buckets) p;
-          for (int i = 0; i < b.bounds().length; i++) {
-            cumulative += b.counts()[i];
-            out.write(bucket);
-            labels(r, LE, b.bounds()[i]);
-            out.decimal(cumulative);
-            bucketExemplar(r, i == 0 ? Double.NEGATIVE_INFINITY : b.bounds()[i - 1], b.bounds()[i]);
-            out.write('\n');
-          }
-          total = b.sum();
-        }
-        // the count of a Prometheus histogram is its buckets' sum, whatever the point says
-        boolean hasSum = !Double.isNaN(total);
-        if (!openMetrics || hasSum) {
-          sampleName(count, r);
-          out.decimal(cumulative);
-          out.write('\n');
-        }
-        if (hasSum) {
-          sampleName(sum, r);
-          out.number(total);
-          out.write('\n');
-        }
-      }
-    }
-
-    private void summary(String name, Meta meta, int[] rows) throws IOException {
-      byte[] sample = ascii(name);
-      byte[] count = ascii(name + "_count");
-      byte[] sum = ascii(name + "_sum");
-      boolean headerWritten = false;
-      for (int r : rows) {
-        Quantiles q = (Quantiles) read.points[r];
-        boolean hasCount = q.count() >= 0;
-        boolean hasSum = !Double.isNaN(q.sum());
-        if (q.quantiles().length == 0 && !hasCount && !hasSum) {
-          continue;
-        }
-        if (!headerWritten) {
-          header(name, "summary", meta);
-          headerWritten = true;
-        }
-        for (int i = 0; i < q.quantiles().length; i++) {
-          out.write(sample);
-          labels(r, QUANTILE, q.quantiles()[i]);
-          out.number(q.values()[i]);
-          out.write('\n');
-        }
-        if (hasCount) {
-          sampleName(count, r);
-          out.decimal(q.count());
-          out.write('\n');
-        }
-        if (hasSum) {
-          sampleName(sum, r);
-          out.number(q.sum());
-          out.write('\n');
-        }
-      }
-    }
-
-    /** TYPE, UNIT (OpenMetrics) and HELP lines, in each format's order and escaping. */
-    private void header(String name, String type, Meta meta) throws IOException {
-      String help = meta.help() == null || meta.help().isEmpty() ? null : meta.help();
-      if (!openMetrics && help != null) {
-        help(name, help);
-      }
-      out.ascii("# TYPE ");
-      out.ascii(name);
-      out.write(' ');
-      out.ascii(type);
-      out.write('\n');
-      if (openMetrics && meta.unit() != null) {
-        out.ascii("# UNIT ");
-        out.ascii(name);
-        out.write(' ');
-        out.escaped(meta.unit(), true);
-        out.write('\n');
-      }
-      if (openMetrics && help != null) {
-        help(name, help);
-      }
-    }
-
-    private void help(String name, String help) throws IOException {
-      if (renaming && help.contains("k8s_")) {
-        // As the renaming stream did it on the whole text: a label name quoted in a HELP text too.
-        ByteArrayOutputStream line = new ByteArrayOutputStream(128);
-        TextBuffer b = new TextBuffer(line, 256);
-        b.ascii("# HELP ");
-        b.ascii(name);
-        b.write(' ');
-        b.escaped(help, openMetrics);
-        b.write('\n');
-        b.drain();
-        out.write(PrometheusLabels.kubernetesShortNames(line.toByteArray()));
-        return;
-      }
-      out.ascii("# HELP ");
-      out.ascii(name);
-      out.write(' ');
-      out.escaped(help, openMetrics);
-      out.write('\n');
-    }
-
-    private void sampleName(byte[] sample, int row) throws IOException {
-      out.write(sample);
-      labels(row, null, 0);
-    }
-
-    /** {@code {name="value",...}} and the space before the value; nothing but the space for no labels. */
-    private void labels(int row, byte[] extraName, double extraValue) throws IOException {
-      int from = read.labelStart[row];
-      int to = read.labelStart[row + 1];
-      if (from == to && extraName == null) {
-        out.write(' ');
-        return;
-      }
-      out.write('{');
-      for (int i = from; i < to; i++) {
-        LabelName n = read.names[i];
-        out.write(i > from ? n.next() : n.first());
-        out.write(value(read.values[i]));
-        out.write('"');
-      }
-      if (extraName != null) {
-        if (to > from) {
-          out.write(',');
-        }
-        out.write(extraName);
-        out.write(EQ_QUOTE);
-        out.write(bound(extraValue));
-        out.write('"');
-      }
-      out.write('}');
-      out.write(' ');
-    }
-
-    /**
-     * A label value, escaped; when the renaming applies and the value ends in {@code
-     * ,k8s_pod_name=} (or {@code {...}), that end renamed, as the renaming stream did it (the value's
-     * closing quote completes {@code k8s_pod_name="}).
-     */
-    private byte[] value(String v) throws IOException {
-      int mask = values.length - 1;
-      int home = System.identityHashCode(v) & mask;
-      int free = -1;
-      for (int i = 0; i < PROBES; i++) {
-        Text cached = values[(home + i) & mask];
-        if (cached == null) {
-          free = free < 0 ? (home + i) & mask : free;
-        } else if (cached.value() == v) {
-          return cached.text();
-        }
-      }
-      // escaped into a scratch buffer (a value is at most 4 bytes per char, plus 6 for a renamed end)
-      TextBuffer b = v.length() <= 250 ? scratch : new TextBuffer(OutputStream.nullOutputStream(), v.length() * 4 + 8);
-      String end = null;
-      if (renaming && v.endsWith("=")) {
-        for (int i = 0; i < K8S_LONG.length && end == null; i++) {
-          String from = K8S_LONG[i] + "=";
-          int at = v.length() - from.length() - 1;
-          if (at >= 0 && v.endsWith(from) && (v.charAt(at) == ',' || v.charAt(at) == '{')) {
-            b.escaped(v.substring(0, at + 1), true);
-            end = K8S_SHORT[i] + "=";
-          }
-        }
-      }
-      if (end == null) {
-        b.escaped(v, true);
-      } else {
-        b.ascii(end);
-      }
-      byte[] bytes = b.take();
-      values[free >= 0 ? free : home] = new Text(v, bytes); // full: the home slot's value goes
-      return bytes;
-    }
-
-    private byte[] bound(double d) {
-      long bits = Double.doubleToRawLongBits(d);
-      int slot = (int) ((bits * 0x9E3779B97F4A7C15L) >>> 54); // 10 bits: the bounds array's size
-      Bound b = bounds[slot];
-      if (b == null || b.bits() != bits) {
-        b = new Bound(bits, ascii(TextBuffer.numberText(d)));
-        bounds[slot] = b;
-      }
-      return b.text();
-    }
-  }
-
-  /**
-   * The name text 0.0.4 gives a gauge: the Prometheus model strips {@code .total} or {@code
-   * .created} off the name the gauge was given, if it ends so.
-   */
-  private static String legacyGaugeName(Meta meta) {
-    String original = meta.originalName();
-    for (String suffix : new String[] {".created", ".total"}) {
-      if (original.endsWith(suffix)) {
-        return ExpositionNames.escaped(original.substring(0, original.length() - suffix.length()));
-      }
-    }
-    return meta.prometheusName();
-  }
-
-  private static byte[] ascii(String s) {
+  static byte[] ascii(String s) {
     return s.getBytes(StandardCharsets.UTF_8);
   }
 
