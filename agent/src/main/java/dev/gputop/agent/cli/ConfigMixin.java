@@ -11,7 +11,7 @@ import picocli.CommandLine.Option;
  * dev.gputop.config.ConfigException} (exit 1) or {@link java.io.UncheckedIOException} (exit 4),
  * which {@link Main}'s exception handler maps to exit codes.
  */
-public final class ConfigMixin {
+final class ConfigMixin {
 
   @Option(
       names = {"-c", "--config"},

@@ -34,7 +34,7 @@ import picocli.CommandLine.Spec;
     name = "discover",
     mixinStandardHelpOptions = true,
     description = "Find inference servers on this host once and print what was found, how, and what was skipped and why.")
-public final class DiscoverCommand implements Callable<Integer> {
+final class DiscoverCommand implements Callable<Integer> {
 
   @Mixin ConfigMixin config;
 

@@ -39,7 +39,7 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     description = "List the engine profiles in use and what each maps (concepts to metrics, label rules, discovery);"
         + " with --check --url URL, report whether a server's metrics still fit its profile.")
-public final class EnginesCommand implements Callable<Integer> {
+final class EnginesCommand implements Callable<Integer> {
 
   @Mixin ConfigMixin config;
 

@@ -50,7 +50,7 @@ import picocli.CommandLine.Spec;
           + " endpoint of --config with this URL lends its headers, bearer token and TLS, and inference.scrape.*"
           + " its limits. Exit 4 when the URL can't be scraped or read."
     })
-public final class ExplainCommand implements Callable<Integer> {
+final class ExplainCommand implements Callable<Integer> {
 
   @Mixin ConfigMixin config;
 
