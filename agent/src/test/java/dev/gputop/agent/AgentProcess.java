@@ -1,5 +1,6 @@
 package dev.gputop.agent;
 
+import dev.gputop.agent.lifecycle.StandaloneAgent;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;

@@ -9,10 +9,10 @@ import java.nio.file.Path;
  * dev.gputop.testing.FakeNvmlLibrary} into agent/target/fake-nvml on first use, with the
  * scripting functions the agent's tests need.
  */
-final class FakeNvmlLibrary {
+public final class FakeNvmlLibrary {
 
   /** A subset of the fake's scripting API (see fake_nvml.c). */
-  interface Control extends Library {
+  public interface Control extends Library {
     void fake_nvml_reset(int count);
 
     int fake_nvml_set(int dev, String field, long value);
@@ -30,14 +30,14 @@ final class FakeNvmlLibrary {
   private FakeNvmlLibrary() {}
 
   /** The library, built by test-support's builder (which skips or fails without gcc). */
-  static synchronized Path path() {
+  public static synchronized Path path() {
     if (library == null) {
       library = dev.gputop.testing.FakeNvmlLibrary.build();
     }
     return library;
   }
 
-  static synchronized Control control() {
+  public static synchronized Control control() {
     if (control == null) {
       control = Native.load(path().toString(), Control.class);
     }

@@ -7,7 +7,7 @@ import dev.gputop.receiver.ReceiverProvider;
 import java.util.function.Function;
 
 /** A provider that hands out a receiver the test made. */
-final class FakeProvider implements ReceiverProvider {
+public final class FakeProvider implements ReceiverProvider {
 
   private final String name;
   private final int order;
@@ -15,16 +15,16 @@ final class FakeProvider implements ReceiverProvider {
   private final Function<ReceiverContext, Receiver> factory;
 
   /** What {@link #prepare} does; nothing unless a test says. */
-  Runnable onPrepare = () -> {};
+  public Runnable onPrepare = () -> {};
 
-  FakeProvider(String name, int order, boolean enabled, Function<ReceiverContext, Receiver> factory) {
+  public FakeProvider(String name, int order, boolean enabled, Function<ReceiverContext, Receiver> factory) {
     this.name = name;
     this.order = order;
     this.enabled = enabled;
     this.factory = factory;
   }
 
-  static FakeProvider of(FakeReceiver receiver, int order) {
+  public static FakeProvider of(FakeReceiver receiver, int order) {
     return new FakeProvider(receiver.name(), order, true, ctx -> receiver);
   }
 

@@ -10,21 +10,21 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 /** A receiver whose published state the test sets; counts refreshes and closes. Thread-safe. */
-final class FakeReceiver implements Receiver {
+public final class FakeReceiver implements Receiver {
 
   final String name;
-  final AtomicInteger refreshes = new AtomicInteger();
-  final AtomicInteger closes = new AtomicInteger();
-  final AtomicReference<Contribution> contribution = new AtomicReference<>(Contribution.NONE);
-  final AtomicReference<HealthStatus> health = new AtomicReference<>(HealthStatus.healthy());
-  final AtomicReference<List<ExportedHistogram>> histograms = new AtomicReference<>(List.of());
+  public final AtomicInteger refreshes = new AtomicInteger();
+  public final AtomicInteger closes = new AtomicInteger();
+  public final AtomicReference<Contribution> contribution = new AtomicReference<>(Contribution.NONE);
+  public final AtomicReference<HealthStatus> health = new AtomicReference<>(HealthStatus.healthy());
+  public final AtomicReference<List<ExportedHistogram>> histograms = new AtomicReference<>(List.of());
   /** Counted down on every refresh, so tests wait for refreshes instead of sleeping. */
-  volatile CountDownLatch refreshed = new CountDownLatch(1);
+  public volatile CountDownLatch refreshed = new CountDownLatch(1);
   /** When set, refresh() blocks until it is counted down (a slow scrape). */
-  volatile CountDownLatch block;
-  volatile RuntimeException throwOnRefresh;
+  public volatile CountDownLatch block;
+  public volatile RuntimeException throwOnRefresh;
 
-  FakeReceiver(String name) {
+  public FakeReceiver(String name) {
     this.name = name;
   }
 

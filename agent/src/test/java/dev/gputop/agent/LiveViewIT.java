@@ -5,8 +5,10 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.gputop.agent.cli.DemoCommand;
 import dev.gputop.agent.demo.DemoReplicas;
 import dev.gputop.agent.demo.Replica;
+import dev.gputop.agent.top.TopScreen;
 import java.io.File;
 import java.io.IOException;
 import java.net.http.HttpClient;

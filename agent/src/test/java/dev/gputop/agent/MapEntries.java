@@ -13,31 +13,31 @@ import java.util.Map;
  * third receiver's entry types would be. Reading allocates nothing (the history's allocation tests
  * use them): a number of the map's own type is returned as it is, latencies are read once.
  */
-final class MapEntries {
+public final class MapEntries {
 
   private MapEntries() {}
 
   /** An {@code inference[]} entry written as {@code fields}. */
-  static Server server(Map<String, Object> fields) {
+  public static Server server(Map<String, Object> fields) {
     return new Server(fields);
   }
 
   /** A {@code gpus[]} entry written as {@code fields}. */
-  static Gpu gpu(Map<String, Object> fields) {
+  public static Gpu gpu(Map<String, Object> fields) {
     return new Gpu(fields);
   }
 
   /** A contribution of these servers only. */
-  static Contribution servers(List<Map<String, Object>> servers) {
+  public static Contribution servers(List<Map<String, Object>> servers) {
     return Contribution.ofServers(servers.stream().map(MapEntries::server).toList(), List.of(), null, Map.of());
   }
 
   /** A contribution of these GPUs only. */
-  static Contribution gpus(List<Map<String, Object>> gpus) {
+  public static Contribution gpus(List<Map<String, Object>> gpus) {
     return Contribution.ofGpus(gpus.stream().map(MapEntries::gpu).toList(), List.of());
   }
 
-  static final class Server implements ServerReport, ServerReport.Stats {
+  public static final class Server implements ServerReport, ServerReport.Stats {
     private final Map<String, Object> fields;
     private final Latency ttft;
     private final Latency itl;
@@ -138,7 +138,7 @@ final class MapEntries {
     private record Quantiles(Double p50, Double p99) implements Latency {}
   }
 
-  static final class Gpu implements GpuReport {
+  public static final class Gpu implements GpuReport {
     private final Map<String, Object> fields;
 
     Gpu(Map<String, Object> fields) {

@@ -16,7 +16,8 @@ import org.junit.jupiter.api.Test;
  * The boundaries docs/ARCHITECTURE.md promises, checked on the sources of every module: the
  * receivers meet only through otel-config's SPI, OpenTelemetry's internal packages are used only
  * where a comment says why, the project's own internal packages are the documented ones and users'
- * code imports none, and tests share one manual clock and one gcc build of the fake NVML.
+ * code imports none, tests share one manual clock and one gcc build of the fake NVML, and the
+ * agent's packages import only the layers below their own.
  */
 class ModuleBoundariesTest {
 
@@ -151,5 +152,69 @@ class ModuleBoundariesTest {
     }
     assertThat(clocks).as("use test-support's ManualClock").isEmpty();
     assertThat(gcc).as("build the fake NVML with test-support's FakeNvmlLibrary").isEmpty();
+  }
+
+  /**
+   * The agent's packages from the top down, as docs/ARCHITECTURE.md's table of the agent module
+   * draws them: a main source may import its own package and those on lower lines only, never one
+   * on its own line or above, so the packages form no cycle and an entry point never reaches up
+   * to the command line.
+   */
+  private static final List<List<String>> AGENT_LAYERS = List.of(
+      List.of("cli"),
+      List.of("attach", "extension", "demo"),
+      List.of("lifecycle"),
+      List.of("http", "top"),
+      List.of("runtime"),
+      List.of("history", "prometheus"),
+      List.of("internal"));
+
+  @Test
+  void agentPackages_importOnlyTheLayersBelow() throws IOException {
+    java.util.Map<String, Integer> layer = new java.util.HashMap<>();
+    for (int i = 0; i < AGENT_LAYERS.size(); i++) {
+      for (String pkg : AGENT_LAYERS.get(i)) {
+        layer.put("dev.gputop.agent." + pkg, i);
+      }
+    }
+    java.util.Set<String> inSources = new java.util.TreeSet<>();
+    java.util.Set<String> described = new java.util.TreeSet<>();
+    List<String> offenders = new ArrayList<>();
+    for (Path p : javaFiles("src/main/java")) {
+      if (!name(p).startsWith("agent/")) {
+        continue;
+      }
+      String pkg = packageOf(p);
+      inSources.add(pkg);
+      if (p.getFileName().toString().equals("package-info.java")) {
+        described.add(pkg);
+      }
+      for (String l : lines(p)) {
+        String imported = l.startsWith("import static ") ? l.substring("import static ".length())
+            : l.startsWith("import ") ? l.substring("import ".length()) : null;
+        if (imported == null || !imported.startsWith("dev.gputop.agent.")) {
+          continue;
+        }
+        String rest = imported.substring("dev.gputop.agent.".length());
+        String target = "dev.gputop.agent." + rest.substring(0, rest.indexOf('.') < 0 ? rest.length() : rest.indexOf('.'));
+        if (target.equals(pkg)) {
+          continue;
+        }
+        Integer from = layer.get(pkg);
+        Integer to = layer.get(target);
+        if (from == null || to == null || to <= from) {
+          offenders.add(name(p) + ": " + l + " (" + pkg + " in layer " + from + " -> " + target + " in layer " + to + ")");
+        }
+      }
+    }
+    assertThat(inSources).as("the agent's packages in the sources, each with a line in AGENT_LAYERS")
+        .containsExactlyInAnyOrderElementsOf(layer.keySet());
+    assertThat(described).as("the agent's packages with a package-info.java saying their job")
+        .containsExactlyInAnyOrderElementsOf(layer.keySet());
+    assertThat(offenders).as("imports that run up or sideways through the agent's packages " + AGENT_LAYERS).isEmpty();
+    String doc = Files.readString(ROOT.resolve("docs/ARCHITECTURE.md"), StandardCharsets.UTF_8);
+    for (String pkg : layer.keySet()) {
+      assertThat(doc).as("docs/ARCHITECTURE.md's table of the agent's packages").contains("| `" + pkg.substring("dev.gputop.".length()) + "` |");
+    }
   }
 }

@@ -24,26 +24,26 @@ import java.util.zip.GZIPInputStream;
  * An OTLP/HTTP metrics receiver for tests: {@code POST /v1/metrics} on 127.0.0.1, decoding each
  * {@link ExportMetricsServiceRequest} and keeping it. Thread-safe.
  */
-final class OtlpHttpReceiver implements AutoCloseable {
+public final class OtlpHttpReceiver implements AutoCloseable {
 
   private final HttpServer server;
-  final List<ExportMetricsServiceRequest> requests = new CopyOnWriteArrayList<>();
+  public final List<ExportMetricsServiceRequest> requests = new CopyOnWriteArrayList<>();
   /** The request headers of each request, lower-case names, in arrival order. */
-  final List<Map<String, String>> headers = new CopyOnWriteArrayList<>();
+  public final List<Map<String, String>> headers = new CopyOnWriteArrayList<>();
 
-  OtlpHttpReceiver() throws IOException {
+  public OtlpHttpReceiver() throws IOException {
     this(0);
   }
 
   /** A receiver on {@code port} of 127.0.0.1 (0: any free port). */
-  OtlpHttpReceiver(int port) throws IOException {
+  public OtlpHttpReceiver(int port) throws IOException {
     server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 16);
     server.createContext("/v1/metrics", this::handle);
     server.start();
   }
 
   /** The value for OTEL_EXPORTER_OTLP_ENDPOINT. */
-  String endpoint() {
+  public String endpoint() {
     return "http://127.0.0.1:" + server.getAddress().getPort();
   }
 
@@ -73,10 +73,10 @@ final class OtlpHttpReceiver implements AutoCloseable {
   }
 
   /** The metrics of the latest request that carries {@code name}, with their resource. */
-  record Found(Map<String, String> resource, Metric metric) {}
+  public record Found(Map<String, String> resource, Metric metric) {}
 
   /** Every metric named {@code name} in the newest request that has it, or empty. */
-  List<Found> latest(String name) {
+  public List<Found> latest(String name) {
     for (int i = requests.size() - 1; i >= 0; i--) {
       List<Found> out = new ArrayList<>();
       for (ResourceMetrics rm : requests.get(i).getResourceMetricsList()) {
@@ -96,7 +96,7 @@ final class OtlpHttpReceiver implements AutoCloseable {
     return List.of();
   }
 
-  static Map<String, String> attributes(List<KeyValue> kvs) {
+  public static Map<String, String> attributes(List<KeyValue> kvs) {
     Map<String, String> out = new LinkedHashMap<>();
     for (KeyValue kv : kvs) {
       out.put(kv.getKey(), kv.getValue().hasStringValue() ? kv.getValue().getStringValue() : kv.getValue().toString());

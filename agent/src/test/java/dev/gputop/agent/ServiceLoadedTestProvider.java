@@ -12,7 +12,7 @@ import dev.gputop.receiver.ReceiverProvider;
  */
 public final class ServiceLoadedTestProvider implements ReceiverProvider {
 
-  static volatile FakeReceiver receiver;
+  public static volatile FakeReceiver receiver;
 
   @Override
   public String name() {

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.gputop.agent.cli.ExitCodes;
+import dev.gputop.agent.http.WebAssets;
 import java.net.http.HttpClient;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
@@ -37,7 +39,7 @@ class ShadedJarIT {
         }
       }
       assertThat(stray).isEmpty();
-      assertThat(jar.getManifest().getMainAttributes().getValue("Main-Class")).isEqualTo("dev.gputop.agent.Main");
+      assertThat(jar.getManifest().getMainAttributes().getValue("Main-Class")).isEqualTo("dev.gputop.agent.cli.Main");
       // ServiceLoader files are merged and relocated with the classes they name.
       assertThat(jar.getEntry("META-INF/services/dev.gputop.shaded.io.opentelemetry.sdk.autoconfigure.spi.metrics.ConfigurableMetricExporterProvider")).isNotNull();
       // The two receivers' provider files (named after dev.gputop.receiver.ReceiverProvider) merged into one.
@@ -104,7 +106,7 @@ class ShadedJarIT {
       // Proof that the log holds what was on the path, so the absences below mean something.
       assertThat(loaded)
           .contains("dev.gputop.shaded.com.fasterxml.jackson.core.JsonFactory ")
-          .contains("dev.gputop.agent.LazyTlsHttpSenderProvider ")
+          .contains("dev.gputop.agent.runtime.LazyTlsHttpSenderProvider ")
           .contains("dev.gputop.shaded.io.opentelemetry.exporter.sender.jdk.internal.JdkHttpSender ")
           .contains("dev.gputop.inference.scrape.ScrapeCall ")
           .contains("dev.gputop.shaded.org.eclipse.jetty.util.MemoryUtils ");

@@ -19,14 +19,14 @@ import java.util.concurrent.atomic.AtomicInteger;
  * (reconnecting when the listener drops them, so the pressure stays), and probes that time a
  * route while they run. Loopback only.
  */
-final class Siege {
+public final class Siege {
 
   private Siege() {}
 
   /** What the probes saw: each answered request's latency, and how many got no answer in time. */
-  record Latencies(List<Long> nanos, int failures, List<Integer> statuses) {
+  public record Latencies(List<Long> nanos, int failures, List<Integer> statuses) {
     /** The {@code q} quantile (0..1) of the answered requests, nearest rank, in milliseconds. */
-    double quantileMillis(double q) {
+    public double quantileMillis(double q) {
       if (nanos.isEmpty()) {
         return Double.POSITIVE_INFINITY;
       }
@@ -52,12 +52,12 @@ final class Siege {
    * headers (or, with {@code tls}, of a ClientHello) every {@code every}, never finishing, for as
    * long as the returned handle is open.
    */
-  static SlowClients slowClients(InetSocketAddress target, int count, boolean tls, Duration every) {
+  public static SlowClients slowClients(InetSocketAddress target, int count, boolean tls, Duration every) {
     return new SlowClients(target, count, tls, every);
   }
 
   /** The slow clients' thread; {@link #close()} ends it and their sockets. */
-  static final class SlowClients implements AutoCloseable {
+  public static final class SlowClients implements AutoCloseable {
     private static final byte[] HEADERS =
         "GET /api/snapshot HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: slowloris\r\nX-Padding: ".getBytes(StandardCharsets.US_ASCII);
     /** A TLS record header of a handshake message, then its body: never enough for a ClientHello. */
@@ -151,7 +151,7 @@ final class Siege {
    * and times each from connecting to the end of the answer. Raw sockets: the probing side's own
    * cost stays small, so what is timed is the listener.
    */
-  static Latencies probe(javax.net.ssl.SSLContext tls, URI uri, Duration every, Duration total, Duration timeout,
+  public static Latencies probe(javax.net.ssl.SSLContext tls, URI uri, Duration every, Duration total, Duration timeout,
       String... authorization) throws InterruptedException {
     List<Long> nanos = new ArrayList<>();
     List<Integer> statuses = new ArrayList<>();
@@ -216,13 +216,13 @@ final class Siege {
    * even clients an unknown user with a random password, odd ones {@code user} with a random
    * password. Runs until the returned handle is closed; {@link Flood#sent} counts the answers.
    */
-  static Flood passwordFlood(InetSocketAddress target, int count, String path, String user) {
+  public static Flood passwordFlood(InetSocketAddress target, int count, String path, String user) {
     return new Flood(target, count, path, user);
   }
 
   /** The flooding threads; {@link #close()} ends them. */
-  static final class Flood implements AutoCloseable {
-    final AtomicInteger sent = new AtomicInteger();
+  public static final class Flood implements AutoCloseable {
+    public final AtomicInteger sent = new AtomicInteger();
     private final List<Thread> threads = new ArrayList<>();
     private volatile boolean open = true;
 

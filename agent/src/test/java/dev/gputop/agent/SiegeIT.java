@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import at.favre.lib.crypto.bcrypt.BCrypt;
 import com.sun.net.httpserver.HttpServer;
+import dev.gputop.agent.cli.ExitCodes;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;

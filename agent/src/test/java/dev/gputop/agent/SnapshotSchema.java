@@ -15,7 +15,7 @@ import java.util.stream.Collectors;
  * The JSON Schemas shipped in the agent, for tests: the snapshot's (snapshot.schema.json) and
  * /api/history's (history.schema.json).
  */
-final class SnapshotSchema {
+public final class SnapshotSchema {
 
   private static final JsonSchema SCHEMA = load("snapshot.schema.json");
   private static final JsonSchema HISTORY = load("history.schema.json");
@@ -23,12 +23,12 @@ final class SnapshotSchema {
   private SnapshotSchema() {}
 
   /** The validation errors of {@code doc}; empty when it conforms. */
-  static List<String> errors(JsonNode doc) {
+  public static List<String> errors(JsonNode doc) {
     return SCHEMA.validate(doc).stream().map(ValidationMessage::toString).sorted().collect(Collectors.toList());
   }
 
   /** The validation errors of a document of {@code GET /api/history}; empty when it conforms. */
-  static List<String> historyErrors(JsonNode doc) {
+  public static List<String> historyErrors(JsonNode doc) {
     return HISTORY.validate(doc).stream().map(ValidationMessage::toString).sorted().collect(Collectors.toList());
   }
 

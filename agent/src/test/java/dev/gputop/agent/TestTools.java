@@ -9,12 +9,12 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /** Command-line tools the listener-security tests run: openssl for their certificates. */
-final class TestTools {
+public final class TestTools {
 
   private TestTools() {}
 
   /** Runs {@code openssl ARGS} in {@code dir}; fails with its output when it does not exit 0. */
-  static void openssl(Path dir, String... args) throws IOException, InterruptedException {
+  public static void openssl(Path dir, String... args) throws IOException, InterruptedException {
     List<String> cmd = new ArrayList<>(List.of("openssl"));
     cmd.addAll(List.of(args));
     Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true).start();
@@ -26,7 +26,7 @@ final class TestTools {
   }
 
   /** Whether an executable named {@code tool} is on the PATH. */
-  static boolean onPath(String tool) {
+  public static boolean onPath(String tool) {
     for (String d : System.getenv().getOrDefault("PATH", "").split(":")) {
       if (Files.isExecutable(Path.of(d, tool))) {
         return true;

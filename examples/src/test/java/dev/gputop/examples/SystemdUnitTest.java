@@ -2,7 +2,7 @@ package dev.gputop.examples;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.gputop.agent.ExitCodes;
+import dev.gputop.agent.cli.ExitCodes;
 import dev.gputop.config.AgentConfig;
 import dev.gputop.config.ConfigLoader;
 import java.nio.file.Files;

@@ -1,10 +1,10 @@
 package dev.gputop.agent.attach;
 
+import dev.gputop.agent.http.AgentHttpServer;
 import dev.gputop.agent.internal.MetricsOnlyOpenTelemetry;
-import dev.gputop.agent.AgentHttpServer;
-import dev.gputop.agent.AgentLifecycle;
-import dev.gputop.agent.AgentRuntime;
-import dev.gputop.agent.StandaloneSdk;
+import dev.gputop.agent.lifecycle.AgentLifecycle;
+import dev.gputop.agent.runtime.AgentRuntime;
+import dev.gputop.agent.runtime.StandaloneSdk;
 import dev.gputop.config.AgentConfig;
 import dev.gputop.config.ConfigException;
 import dev.gputop.config.ConfigLoader;

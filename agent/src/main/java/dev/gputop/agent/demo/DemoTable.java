@@ -2,6 +2,7 @@ package dev.gputop.agent.demo;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.gputop.agent.top.Cells;
 import java.util.Locale;
 import java.util.Map;
 
@@ -22,34 +23,14 @@ public final class DemoTable {
   private static final String ROW = "%-14s %-8s %-8s %9s %5s %6s %8s %8s %7s %7s %6s %9s";
   private static final ObjectMapper MAPPER = new ObjectMapper();
 
-  /** What the short N/A reasons mean; {@code top} prints the same key under its table. */
-  public static final String KEY = "N/E not exported by the engine · IDLE no requests in the window"
-      + " · WAIT under two scrapes yet · DOWN scrape failed · ≈ approximate mean TTFT";
+  /** What the short N/A reasons mean, as {@code top} prints them under its table too. */
+  public static final String KEY = Cells.KEY;
 
   private DemoTable() {}
 
-  /**
-   * The short reason the snapshot gives for {@code field} of {@code server} being N/A ({@code
-   * inference[].unavailable}): N/E, IDLE, WAIT or DOWN; null when it gives none.
-   */
-  public static String reasonCode(JsonNode server, String field) {
-    switch (server.path("unavailable").path(field).asText("")) {
-      case "not_exported":
-        return "N/E";
-      case "no_requests":
-        return "IDLE";
-      case "starting":
-        return "WAIT";
-      case "down":
-        return "DOWN";
-      default:
-        return null;
-    }
-  }
-
   /** {@code shown}, or where it is N/A ({@code -}) the snapshot's short reason for it. */
   private static String why(JsonNode server, String field, String shown) {
-    String code = "-".equals(shown) ? reasonCode(server, field) : null;
+    String code = "-".equals(shown) ? Cells.reasonCode(server, field) : null;
     return code == null ? shown : code;
   }
 
@@ -127,56 +108,19 @@ public final class DemoTable {
     return s.length() <= width ? s : s.substring(0, width - 1) + "~";
   }
 
-  private static boolean absent(JsonNode v) {
-    return v == null || v.isNull() || !v.isNumber() || !Double.isFinite(v.asDouble());
+  private static String count(JsonNode v) {
+    return Cells.count(v, "-");
   }
 
-  static String count(JsonNode v) {
-    return count(v, "-");
+  private static String percent(JsonNode v) {
+    return Cells.percent(v, "-");
   }
 
-  static String percent(JsonNode v) {
-    return percent(v, "-");
+  private static String rate(JsonNode v, int decimals) {
+    return Cells.rate(v, decimals, "-");
   }
 
-  static String rate(JsonNode v, int decimals) {
-    return rate(v, decimals, "-");
-  }
-
-  static String seconds(JsonNode v) {
-    return seconds(v, "-");
-  }
-
-  /** A count rounded to a whole number, or {@code na} when the value is not available. */
-  public static String count(JsonNode v, String na) {
-    return absent(v) ? na : Long.toString(Math.round(v.asDouble()));
-  }
-
-  /** A 0–1 ratio as a whole percentage ({@code 97%}), or {@code na}. */
-  public static String percent(JsonNode v, String na) {
-    return absent(v) ? na : String.format(Locale.ROOT, "%.0f%%", v.asDouble() * 100);
-  }
-
-  /** A rate with {@code decimals} decimals, or {@code na}. */
-  public static String rate(JsonNode v, int decimals, String na) {
-    return absent(v) ? na : String.format(Locale.ROOT, "%." + decimals + "f", v.asDouble());
-  }
-
-  /** Seconds as {@code 0.4ms}, {@code 312ms}, {@code 1.84s}, {@code 125s}, or {@code na}. */
-  public static String seconds(JsonNode v, String na) {
-    if (absent(v)) {
-      return na;
-    }
-    double s = v.asDouble();
-    if (s < 0.01) {
-      return String.format(Locale.ROOT, "%.1fms", s * 1000);
-    }
-    if (s < 0.9995) {
-      return String.format(Locale.ROOT, "%.0fms", s * 1000);
-    }
-    if (s < 99.995) {
-      return String.format(Locale.ROOT, "%.2fs", s);
-    }
-    return String.format(Locale.ROOT, "%.0fs", s);
+  private static String seconds(JsonNode v) {
+    return Cells.seconds(v, "-");
   }
 }

@@ -1,9 +1,9 @@
 package dev.gputop.agent.extension;
 
-import dev.gputop.agent.AgentHttpServer;
-import dev.gputop.agent.AgentRuntime;
-import dev.gputop.agent.ExportedHistogramProducer;
+import dev.gputop.agent.http.AgentHttpServer;
 import dev.gputop.agent.internal.MetricsOnlyOpenTelemetry;
+import dev.gputop.agent.runtime.AgentRuntime;
+import dev.gputop.agent.runtime.ExportedHistogramProducer;
 import dev.gputop.config.AgentConfig;
 import dev.gputop.config.ConfigException;
 import dev.gputop.config.ConfigLoader;

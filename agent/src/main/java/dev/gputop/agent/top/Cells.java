@@ -1,0 +1,76 @@
+package dev.gputop.agent.top;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.Locale;
+
+/**
+ * How the terminal views write a snapshot's values in a table cell, one rule for {@code top}'s
+ * screen and the {@code demo} command's table: counts whole, ratios as whole percentages, rates to
+ * a given number of decimals, latencies in ms below one second and in s above, and for a value
+ * that is not available either the view's placeholder or the snapshot's short reason for it.
+ * Stateless.
+ */
+public final class Cells {
+
+  /** What the short N/A reasons mean; both views print it under their table. */
+  public static final String KEY = "N/E not exported by the engine · IDLE no requests in the window"
+      + " · WAIT under two scrapes yet · DOWN scrape failed · ≈ approximate mean TTFT";
+
+  private Cells() {}
+
+  /**
+   * The short reason the snapshot gives for {@code field} of {@code server} being N/A ({@code
+   * inference[].unavailable}): N/E, IDLE, WAIT or DOWN; null when it gives none.
+   */
+  public static String reasonCode(JsonNode server, String field) {
+    switch (server.path("unavailable").path(field).asText("")) {
+      case "not_exported":
+        return "N/E";
+      case "no_requests":
+        return "IDLE";
+      case "starting":
+        return "WAIT";
+      case "down":
+        return "DOWN";
+      default:
+        return null;
+    }
+  }
+
+  /** A count rounded to a whole number, or {@code na} when the value is not available. */
+  public static String count(JsonNode v, String na) {
+    return absent(v) ? na : Long.toString(Math.round(v.asDouble()));
+  }
+
+  /** A 0–1 ratio as a whole percentage ({@code 97%}), or {@code na}. */
+  public static String percent(JsonNode v, String na) {
+    return absent(v) ? na : String.format(Locale.ROOT, "%.0f%%", v.asDouble() * 100);
+  }
+
+  /** A rate with {@code decimals} decimals, or {@code na}. */
+  public static String rate(JsonNode v, int decimals, String na) {
+    return absent(v) ? na : String.format(Locale.ROOT, "%." + decimals + "f", v.asDouble());
+  }
+
+  /** Seconds as {@code 0.4ms}, {@code 312ms}, {@code 1.84s}, {@code 125s}, or {@code na}. */
+  public static String seconds(JsonNode v, String na) {
+    if (absent(v)) {
+      return na;
+    }
+    double s = v.asDouble();
+    if (s < 0.01) {
+      return String.format(Locale.ROOT, "%.1fms", s * 1000);
+    }
+    if (s < 0.9995) {
+      return String.format(Locale.ROOT, "%.0fms", s * 1000);
+    }
+    if (s < 99.995) {
+      return String.format(Locale.ROOT, "%.2fs", s);
+    }
+    return String.format(Locale.ROOT, "%.0fs", s);
+  }
+
+  private static boolean absent(JsonNode v) {
+    return v == null || v.isNull() || !v.isNumber() || !Double.isFinite(v.asDouble());
+  }
+}
