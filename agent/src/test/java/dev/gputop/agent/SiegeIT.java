@@ -25,6 +25,7 @@ import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
@@ -36,7 +37,8 @@ import org.junit.jupiter.api.io.TempDir;
  * figures in the document are of 30 s runs), with the issue's bounds: every probe answered, p99
  * within 250 ms, the agent's CPU (from /proc) within 1.1 cores, and its scrapes on schedule; and
  * a hostile server's and name's strings through {@code explain} and {@code top}, printed escaped.
- * Loopback only; bounded in connections (200, 40) and time.
+ * Loopback only; bounded in connections (200, 40) and time. The sieges are load runs: only in
+ * {@code ./mvnw -B verify -Plong} (what .ci/run runs); the hostile strings run in every build.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class SiegeIT {
@@ -90,11 +92,13 @@ class SiegeIT {
   }
 
   @Test
+  @Tag("long")
   void slowClients_plain() throws Exception {
     slowClients(false);
   }
 
   @Test
+  @Tag("long")
   void slowClients_tls() throws Exception {
     Assumptions.assumeTrue(TestTools.onPath("openssl"), "openssl is needed (.ci/run installs it)");
     slowClients(true);
@@ -126,6 +130,7 @@ class SiegeIT {
   }
 
   @Test
+  @Tag("long")
   void passwordFlood_fortyClients() throws Exception {
     Path users = dir.resolve("users");
     Files.writeString(users, "prometheus:" + BCrypt.with(BCrypt.Version.VERSION_2Y).hashToString(10, PASSWORD.toCharArray()) + "\n");

@@ -23,6 +23,7 @@ import java.util.function.ToDoubleFunction;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -35,13 +36,14 @@ import org.junit.jupiter.api.io.TempDir;
  * the maximum) of the last third of the samples is compared with the first third's, within the
  * tolerances explained at {@link #assertFlat}.
  *
- * <p>In the suite ({@code ./mvnw -B verify}) it runs 5 minutes with a sample every 10 s (the
+ * <p>In the full suite ({@code ./mvnw -B verify -Plong}, what .ci/run runs) it runs 5 minutes with a sample every 10 s (the
  * defaults of {@code -Dgputop.soak.duration} and {@code -Dgputop.soak.sample}); the documented
  * 1-hour run ({@code docs/RELIABILITY.md}) is the same test with {@code
  * -Dgputop.soak.duration=60m -Dgputop.soak.sample=1m}. The agent runs with {@code
  * inference.window: 30s} so that what fills up during the first minutes is full early (see
  * {@link #WARM_UP_MILLIS}). The samples go to {@code target/soak/samples.csv}.
  */
+@Tag("long") // ./mvnw -B verify -Plong
 class SoakIT {
 
   /** Serial GC's {@code GC.heap_info}: the young and the tenured generation, each "total NK, used NK". */

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -15,7 +16,8 @@ import java.util.concurrent.TimeUnit;
  * Builds the fake libnvidia-ml of nvml/src/test/c/fake_nvml.c with gcc, once per variant and JVM,
  * into the calling module's {@code target/fake-nvml/<variant>/libnvidia-ml.so.1}. The one gcc
  * build of every module's tests; each module keeps its own JNA interface to the fake's scripting
- * functions.
+ * functions. Two JVMs of one module (its test forks) may build a variant at the same time: each
+ * writes a file of its own and renames it into place, so no JVM ever loads a half-written library.
  *
  * <p>A missing gcc fails the test in CI and skips it elsewhere, saying so ({@link Ci#missing});
  * a missing source or a compile error always fails. Thread-safe.
@@ -51,9 +53,10 @@ public final class FakeNvmlLibrary {
     Path source = source();
     Path dir = Path.of("target", "fake-nvml", variant.toLowerCase(Locale.ROOT)).toAbsolutePath();
     Path out = dir.resolve("libnvidia-ml.so.1");
+    Path written = dir.resolve("libnvidia-ml.so.1." + ProcessHandle.current().pid() + ".tmp");
     List<String> command = new ArrayList<>(List.of("gcc", "-shared", "-fPIC", "-O2", "-Wall"));
     command.addAll(flags);
-    command.addAll(List.of("-o", out.toString(), source.toString()));
+    command.addAll(List.of("-o", written.toString(), source.toString()));
     extraSources.forEach(p -> command.add(p.toAbsolutePath().toString()));
     Process gcc;
     try {
@@ -71,8 +74,9 @@ public final class FakeNvmlLibrary {
       if (gcc.exitValue() != 0) {
         throw new IllegalStateException("gcc failed for " + variant + ": " + output);
       }
+      Files.move(written, out, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
     } catch (IOException e) {
-      throw new IllegalStateException("reading gcc's output failed: " + e, e);
+      throw new IllegalStateException("building the fake libnvidia-ml failed: " + e, e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException(e);

@@ -29,6 +29,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -38,7 +39,8 @@ import org.junit.jupiter.api.io.TempDir;
  * user or /healthz past 250 ms (p99) nor take the listener's threads past 1.1 cores; an unknown
  * user takes as long as a known one; failures never evict the correct user's remembered entry;
  * a client past its failure limit still gets in with a remembered password; a password over
- * bcrypt's 72 bytes gets a clear 401.
+ * bcrypt's 72 bytes gets a clear 401. The two floods are load runs, only in {@code ./mvnw -B
+ * verify -Plong} (what .ci/run runs); the rest runs in every build.
  */
 class ListenerAuthSiegeTest {
 
@@ -61,6 +63,7 @@ class ListenerAuthSiegeTest {
   }
 
   @Test
+  @Tag("long")
   void flood_fromOneAddress_isHeldBackTheCorrectUserAndHealthzWithin250ms() throws Exception {
     start(10); // htpasswd -B's default cost
     URI snapshot = URI.create(server.url() + "/api/snapshot");
@@ -115,6 +118,7 @@ class ListenerAuthSiegeTest {
   }
 
   @Test
+  @Tag("long")
   void flood_fromFortyAddresses_bcryptBoundedTheCorrectUserAndHealthzWithin250ms() throws Exception {
     start(10);
     URI snapshot = URI.create(server.url() + "/api/snapshot");

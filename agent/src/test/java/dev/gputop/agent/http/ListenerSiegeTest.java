@@ -28,6 +28,7 @@ import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -36,7 +37,8 @@ import org.junit.jupiter.api.io.TempDir;
  * siege"): with 200 connections trickling request headers or a TLS ClientHello, a probe on a new
  * connection gets /healthz within the issue's 250 ms (p99), over plain HTTP and TLS; and the
  * connections past their header or handshake deadline are closed (the deadline clock is moved
- * by the test, the sweep is the listener's own).
+ * by the test, the sweep is the listener's own). The two sieges are load runs, only in {@code
+ * ./mvnw -B verify -Plong} (what .ci/run runs); the deadlines are checked in every build.
  */
 class ListenerSiegeTest {
 
@@ -73,6 +75,7 @@ class ListenerSiegeTest {
   }
 
   @Test
+  @Tag("long")
   void slowHeaderClients_healthzAnswersEveryProbeWithin250ms() throws Exception {
     start(ListenerConfig.defaults());
     Siege.Latencies probes;
@@ -88,6 +91,7 @@ class ListenerSiegeTest {
   }
 
   @Test
+  @Tag("long")
   void slowTlsHandshakes_healthzAnswersEveryProbeWithin250ms() throws Exception {
     start(tls());
     SSLContext ssl = trustingCa();

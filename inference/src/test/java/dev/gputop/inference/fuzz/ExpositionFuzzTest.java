@@ -14,6 +14,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -22,10 +23,13 @@ import org.junit.jupiter.api.Test;
  * mapping a parsed exposition never throws. Anything else (another exception, a hang, a stack
  * overflow) is a finding.
  *
- * <p>In the normal suite the {@code @FuzzTest}s run in Jazzer's regression mode, and {@link
- * #fixtures_andTheirMutations_parseAndMapWithoutSurprises} runs the same targets over every
- * exposition fixture of the project and deterministic mutations of it (truncations, byte flips,
- * repeated lines). Fuzzing for real (docs/RELIABILITY.md): {@code JAZZER_FUZZ=1 ./mvnw -pl
+ * <p>In the default suite {@link #fixtures_andTheirMutations_parseAndMapWithoutSurprises} runs
+ * the targets over every exposition fixture of the project and deterministic mutations of it
+ * (truncations, byte flips, repeated lines). With {@code -Plong} (.ci/run) the mutations are
+ * {@code gputop.fuzz.scale} (8) times as many and the {@code @FuzzTest}s run too, in Jazzer's
+ * regression mode: its agent costs several seconds a JVM, and without a committed corpus it
+ * replays only the empty input ({@code ExpositionParserTest#parse_emptyInput} in the default run).
+ * Fuzzing for real (docs/RELIABILITY.md): {@code JAZZER_FUZZ=1 ./mvnw -Plong -pl
  * inference -am test -Dtest=ExpositionFuzzTest#parse_anyBytes... }, seeded by copying the fixtures
  * into the generated corpus directory.
  */
@@ -34,11 +38,16 @@ class ExpositionFuzzTest {
   private static final ExpositionParser PARSER = new ExpositionParser(ParserLimits.defaults());
   private static final EngineMapper MAPPER = new EngineMapper();
 
+  /** How many times the default run's mutations a run makes (-Plong: 8). */
+  private static final int SCALE = Integer.getInteger("gputop.fuzz.scale", 1);
+
+  @Tag("long")
   @FuzzTest(maxDuration = "5m")
   void parse_anyBytes_endsWithAnExpositionOrAFormatError(byte[] data) {
     parse(data);
   }
 
+  @Tag("long")
   @FuzzTest(maxDuration = "5m")
   void map_anyParsedExposition_neverThrows(byte[] data) {
     Exposition e = parse(data);
@@ -85,15 +94,19 @@ class ExpositionFuzzTest {
     }
   }
 
-  /** Truncations at 64 points, 64 single-byte changes to hostile values, a line repeated. */
+  /**
+   * Truncations at 64 points, 64 single-byte changes to hostile values (each times {@link
+   * #SCALE}), a line repeated.
+   */
   static List<byte[]> mutations(byte[] body) {
     java.util.ArrayList<byte[]> out = new java.util.ArrayList<>();
     int n = body.length;
+    int points = 64 * SCALE;
     byte[] hostile = {0, '\n', '{', '}', '"', '\\', '=', ',', ' ', '#', (byte) 0xff, (byte) 0xc3, 'e', '-', '+', 'I'};
-    for (int i = 1; i <= 64 && n > 0; i++) {
-      out.add(java.util.Arrays.copyOf(body, (int) ((long) n * i / 65)));
+    for (int i = 1; i <= points && n > 0; i++) {
+      out.add(java.util.Arrays.copyOf(body, (int) ((long) n * i / (points + 1))));
       byte[] flipped = body.clone();
-      flipped[(int) ((long) (n - 1) * i / 64)] = hostile[i % hostile.length];
+      flipped[(int) ((long) (n - 1) * i / points)] = hostile[i % hostile.length];
       out.add(flipped);
     }
     String text = new String(body, java.nio.charset.StandardCharsets.UTF_8);

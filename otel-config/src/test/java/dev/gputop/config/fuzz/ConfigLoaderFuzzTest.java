@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -19,9 +20,11 @@ import org.junit.jupiter.api.Test;
  * key; never another exception, a hang or a stack overflow (YAML anchors, deep nesting, huge
  * numbers, odd encodings).
  *
- * <p>In the normal suite the {@code @FuzzTest} runs in Jazzer's regression mode and {@link
- * #seeds_andTheirMutations_loadOrFailWithAConfigException} runs the target over the seed
- * configurations below and deterministic mutations of them. Fuzzing for real:
+ * <p>In the default suite {@link #seeds_andTheirMutations_loadOrFailWithAConfigException} runs
+ * the target over the seed configurations below and deterministic mutations of them. With {@code
+ * -Plong} (.ci/run) the mutations are {@code gputop.fuzz.scale} (8) times as many and the {@code
+ * @FuzzTest} runs too, in Jazzer's regression mode (its agent costs several seconds a JVM;
+ * without a committed corpus it replays only the empty input, a seed here). Fuzzing for real:
  * docs/RELIABILITY.md.
  */
 class ConfigLoaderFuzzTest {
@@ -41,7 +44,10 @@ class ConfigLoaderFuzzTest {
       "refresh: {normal: PT3S}\nlisten: off\n");
 
   private static final ConfigLoader LOADER = new ConfigLoader();
+  /** How many times the default run's mutations a run makes (-Plong: 8). */
+  private static final int SCALE = Integer.getInteger("gputop.fuzz.scale", 1);
 
+  @Tag("long")
   @FuzzTest(maxDuration = "5m")
   void load_anyText_endsWithAConfigOrAConfigException(FuzzedDataProvider data) {
     String key = data.consumeBoolean() ? data.consumeString(40) : null;
@@ -72,13 +78,17 @@ class ConfigLoaderFuzzTest {
     }
   }
 
-  /** Truncations, single-character changes to YAML's special characters, indentation shifts. */
+  /**
+   * Truncations, single-character changes to YAML's special characters, indentation shifts, at
+   * 40 points (times {@link #SCALE}).
+   */
   static List<String> mutations(String seed) {
     List<String> out = new ArrayList<>();
     String special = ":-{}[]&*!|>'\"%@`#,? \t\n";
     int n = seed.length();
-    for (int i = 1; i <= 40 && n > 0; i++) {
-      int at = (int) ((long) (n - 1) * i / 40);
+    int points = 40 * SCALE;
+    for (int i = 1; i <= points && n > 0; i++) {
+      int at = (int) ((long) (n - 1) * i / points);
       out.add(seed.substring(0, at));
       char[] c = seed.toCharArray();
       c[at] = special.charAt(i % special.length());

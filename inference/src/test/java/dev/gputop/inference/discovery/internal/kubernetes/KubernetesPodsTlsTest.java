@@ -20,6 +20,7 @@ import java.util.concurrent.TimeUnit;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -32,14 +33,16 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(120)
 class KubernetesPodsTlsTest {
 
-  @TempDir Path tmp;
+  /** The key pairs, made once for the class: each keytool run is a JVM start (about a second). */
+  @TempDir static Path tmp;
+  static Path caFile;
+  static Path wrongCaFile;
+  static SSLContext ssl;
   HttpsServer server;
-  Path caFile;
-  Path wrongCaFile;
   final ManualClock clock = new ManualClock(5_000_000_000L, 5_000_000_000L);
 
-  @BeforeEach
-  void setUp() throws Exception {
+  @BeforeAll
+  static void makeKeyPairs() throws Exception {
     Path keystore = keytoolKeyPair("kubelet", "kubelet.p12", "ip:127.0.0.1");
     caFile = tmp.resolve("ca.crt");
     keytool("-exportcert", "-rfc", "-alias", "kubelet", "-keystore", keystore.toString(), "-storepass", "changeit",
@@ -55,8 +58,12 @@ class KubernetesPodsTlsTest {
     }
     KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
     kmf.init(ks, "changeit".toCharArray());
-    SSLContext ssl = SSLContext.getInstance("TLS");
+    ssl = SSLContext.getInstance("TLS");
     ssl.init(kmf.getKeyManagers(), null, null);
+  }
+
+  @BeforeEach
+  void startKubelet() throws Exception {
     byte[] pods;
     try (InputStream in = getClass().getResourceAsStream("/discovery/kubernetes/pods.json")) {
       pods = in.readAllBytes();
@@ -78,7 +85,7 @@ class KubernetesPodsTlsTest {
     }
   }
 
-  private Path keytoolKeyPair(String alias, String file, String san) throws IOException, InterruptedException {
+  private static Path keytoolKeyPair(String alias, String file, String san) throws IOException, InterruptedException {
     Path ks = tmp.resolve(file);
     keytool("-genkeypair", "-alias", alias, "-keyalg", "EC", "-groupname", "secp256r1", "-dname", "CN=" + alias,
         "-ext", "san=" + san, "-validity", "2", "-storetype", "PKCS12", "-keystore", ks.toString(),
