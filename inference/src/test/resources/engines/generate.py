@@ -412,6 +412,12 @@ LMD_ITL = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75,
 DYN_BUCKETS = [0, 0.0019, 0.0035, 0.0067, 0.0127, 0.0241, 0.0458, 0.0871, 0.1655, 0.3145, 0.5976,
                1.1355, 2.1575, 4.0993, 7.7887, 14.7986, 28.1173, 53.4230, 101.5037]
 TRITON_FIRST_RESPONSE_MS = [10, 50, 100, 250, 500, 1000, 2500, 5000]
+# vLLM's (and LMDeploy's copy) build_1_2_5_buckets(max_model_len), max_model_len 131072.
+VLLM_LEN = [m * 10 ** e for e in range(6) for m in (1, 2, 5) if m * 10 ** e <= 131072]
+# SGLang's default_bucket_prompt_tokens (--collect-tokens-histogram), for both token histograms.
+SGL_LEN = [100, 300, 500, 700, 1000, 1500, 2000, 3000, 4000, 5000, 6000, 7000, 8000, 9000, 10000,
+           12000, 15000, 20000, 22000, 25000, 30000, 35000, 40000, 66000, 99000, 132000, 300000,
+           600000, 900000, 1100000]
 
 # The window's workload, shared so that the numbers are easy to follow: 20 requests end in the
 # window; TTFT 0.03 s ×10, 0.2 s ×6, 0.7 s ×4; ITL 0.02 s ×300, 0.06 s ×100; E2E 1.2 s ×12,
@@ -422,6 +428,10 @@ W_E2E = [1.2] * 12 + [3.0] * 8
 W_QUEUE = [0.1] * 18 + [0.9] * 2
 W_PREFILL = [0.2] * 20
 W_DECODE = [2.0] * 20
+# Request lengths in tokens (prompt 8000, generation 4000 in all; engines whose own length
+# histograms the generator wrote before keep theirs).
+W_PROMPT = [250] * 12 + [625] * 8
+W_GEN = [100] * 10 + [300] * 10
 # What happened before t0 (so that every value is a delta, never the absolute count).
 B_TTFT = [0.05] * 7
 B_ITL = [0.03] * 50
@@ -429,6 +439,8 @@ B_E2E = [2.0] * 7
 B_QUEUE = [0.2] * 7
 B_PREFILL = [0.3] * 7
 B_DECODE = [1.5] * 7
+B_PROMPT = [400] * 7
+B_GEN = [200] * 7
 
 
 def split(values, parts):
@@ -455,6 +467,8 @@ def vllm_2026(folder, ray=False):
     decode = [Hist(VLLM_REQ, b, w) for b, w in zip(split(B_DECODE, 2), split(W_DECODE, 2))]
     inference = [Hist(VLLM_REQ, [], []), Hist(VLLM_REQ, [], [])]
     tpot = [Hist(VLLM_ITL, [], [0.03] * 10), Hist(VLLM_ITL, [], [0.03] * 10)]
+    plen = [Hist(VLLM_LEN, b, w) for b, w in zip(split(B_PROMPT, 2), split(W_PROMPT, 2))]
+    glen = [Hist(VLLM_LEN, b, w) for b, w in zip(split(B_GEN, 2), split(W_GEN, 2))]
     version = "v2026-ray" if ray else "v2026-dp2"
     for t in (0, 1):
         w = RayAgent() if ray else PyClient(created=True)
@@ -511,6 +525,10 @@ def vllm_2026(folder, ray=False):
         w.counter("vllm:request_success", "Count of successfully processed requests.",
                   [(dict(lab(e), finished_reason=r), at(t, *succ.get((e, r), (0, 0))))
                    for r in reasons for e in engines])
+        w.histogram("vllm:request_prompt_tokens", "Number of prefill tokens processed.",
+                    [(lab(e), h) for e, h in zip(engines, plen)], t)
+        w.histogram("vllm:request_generation_tokens", "Number of generation tokens processed.",
+                    [(lab(e), h) for e, h in zip(engines, glen)], t)
         w.histogram("vllm:time_to_first_token_seconds", "Histogram of time to first token in seconds.",
                     [(lab(e), h) for e, h in zip(engines, ttft)], t)
         w.histogram("vllm:inter_token_latency_seconds", "Histogram of inter-token latency in seconds.",
@@ -557,6 +575,7 @@ def vllm_2026(folder, ray=False):
         "specDecodeAcceptanceRate": 600 / 1000,
         "ttft": latency(ttft), "itl": latency(itl), "tpot": latency(tpot), "e2e": latency(e2e),
         "queue": latency(queue), "prefill": latency(prefill), "decode": latency(decode),
+        "promptLength": latency(plen), "generationLength": latency(glen),
     })
 
 
@@ -644,6 +663,9 @@ def sglang_2026(folder, by_priority=False, ray=False):
     itl = [Hist(SGL_ITL, b, w) for b, w in zip(split(B_ITL, 2), split(W_ITL, 2))]
     queue_tp = lambda: Hist(SGL_QUEUE, B_QUEUE, W_QUEUE)
     queue = [queue_tp(), queue_tp()]  # both TP ranks observe the same requests
+    # --collect-tokens-histogram: the token histograms per tokenizer series, like E2E.
+    plen = [Hist(SGL_LEN, b, w) for b, w in zip(split(B_PROMPT, 4), split(W_PROMPT, 4))]
+    glen = [Hist(SGL_LEN, b, w) for b, w in zip(split(B_GEN, 4), split(W_GEN, 4))]
     for t in (0, 1):
         w = RayAgent() if ray else PyClient(multiproc=True)
         # running: total 8 (priority 0: 5, priority 1: 3); waiting: total 5 (priority 0: 1, 1: 4).
@@ -704,6 +726,10 @@ def sglang_2026(folder, by_priority=False, ray=False):
                     [({"model_name": model, "priority": p}, h) for p, h in zip(("0", "1"), itl)], t)
         w.histogram("sglang:e2e_request_latency_seconds", "Histogram of End-to-end request latency in seconds",
                     [(tok(s, p), h) for (s, p), h in zip(combos, e2e)], t)
+        w.histogram("sglang:prompt_tokens_histogram", "Histogram of prompt token length.",
+                    [(tok(s, p), h) for (s, p), h in zip(combos, plen)], t)
+        w.histogram("sglang:generation_tokens_histogram", "Histogram of generation token length.",
+                    [(tok(s, p), h) for (s, p), h in zip(combos, glen)], t)
         write(folder, "%s-t%d.prom" % (version, t), w.text())
     expect(folder, version, {
         "engine": "sglang", "models": [model],
@@ -716,6 +742,7 @@ def sglang_2026(folder, by_priority=False, ray=False):
         "specDecodeAcceptanceRate": NA,
         "ttft": latency(ttft), "itl": latency(itl), "tpot": NA, "e2e": latency(e2e), "queue": latency([queue[0]]),
         "prefill": NA, "decode": NA,
+        "promptLength": latency(plen), "generationLength": latency(glen),
     })
 
 
@@ -787,6 +814,7 @@ def tgi_337(folder):
         "ttft": NA, "itl": NA, "tpot": latency([tpot]), "e2e": latency([e2e]), "queue": q,
         "ttftApproxMean": q["mean"] + p["mean"],
         "prefill": NA, "decode": NA,
+        "promptLength": latency([inp]), "generationLength": latency([gen]),
     })
 
 
@@ -849,6 +877,7 @@ def llamacpp_2026(folder):
         "failedRequestsPerSecond": NA, "abortedRequestsPerSecond": NA,
         "specDecodeAcceptanceRate": 1200 / 1600,
         "ttft": NA, "itl": NA, "tpot": NA, "e2e": NA, "queue": NA, "prefill": NA, "decode": NA,
+        "promptLength": NA, "generationLength": NA,
     })
 
 
@@ -916,6 +945,7 @@ def trtllm_2026(folder):
         "specDecodeAcceptanceRate": 650 / 1000,
         "ttft": latency([ttft]), "itl": NA, "tpot": latency([tpot]), "e2e": latency([e2e]), "queue": latency([queue]),
         "prefill": NA, "decode": NA,
+        "promptLength": NA, "generationLength": NA,
     })
 
 
@@ -945,6 +975,7 @@ def trtllm_11(folder):
         "failedRequestsPerSecond": NA, "abortedRequestsPerSecond": NA, "specDecodeAcceptanceRate": NA,
         "ttft": latency([ttft]), "itl": NA, "tpot": latency([tpot]), "e2e": latency([e2e]), "queue": latency([queue]),
         "prefill": NA, "decode": NA,
+        "promptLength": NA, "generationLength": NA,
     })
 
 
@@ -1018,6 +1049,7 @@ def trtllm_2026_050f(folder):
         "specDecodeAcceptanceRate": 700 / 1000,  # the iteration counters, not the per-position ones
         "ttft": latency([ttft]), "itl": NA, "tpot": latency([tpot]), "e2e": latency([e2e]), "queue": latency([queue]),
         "prefill": latency([prefill]), "decode": latency([decode]),
+        "promptLength": NA, "generationLength": NA,
     })
 
 
@@ -1093,6 +1125,7 @@ def triton_trtllm(folder):
         # The µs duration counters are sums without a distribution: not read (N/A).
         "e2e": NA, "queue": NA,
         "prefill": NA, "decode": NA,
+        "promptLength": latency([in_tokens]), "generationLength": latency([out_tokens]),
     })
 
 
@@ -1152,6 +1185,7 @@ def dynamo_frontend(folder):
         "specDecodeAcceptanceRate": NA,
         "ttft": latency([ttft]), "itl": latency([itl]), "tpot": NA, "e2e": latency([e2e]), "queue": NA,
         "prefill": NA, "decode": NA,
+        "promptLength": latency([isl]), "generationLength": latency([osl]),
     })
 
 
@@ -1168,6 +1202,8 @@ def lmdeploy_016(folder):
     e2e = [Hist(VLLM_REQ, b, w) for b, w in zip(split(B_E2E, 2), split(W_E2E, 2))]
     queue = [Hist(VLLM_REQ, b, w) for b, w in zip(split(B_QUEUE, 2), split(W_QUEUE, 2))]
     prefill = [Hist(VLLM_REQ, b, w) for b, w in zip(split(B_PREFILL, 2), split(W_PREFILL, 2))]
+    plen = [Hist(VLLM_LEN, b, w) for b, w in zip(split(B_PROMPT, 2), split(W_PROMPT, 2))]
+    glen = [Hist(VLLM_LEN, b, w) for b, w in zip(split(B_GEN, 2), split(W_GEN, 2))]
     decode = [Hist(VLLM_REQ, b, w) for b, w in zip(split(B_DECODE, 2), split(W_DECODE, 2))]
     for t in (0, 1):
         w = PyClient(created=False)
@@ -1218,6 +1254,10 @@ def lmdeploy_016(folder):
                     [(lab(e), h) for e, h in zip(engines, prefill)], t)
         w.histogram("lmdeploy:request_decode_time_seconds", "Histogram of time spent in DECODE phase for request.",
                     [(lab(e), h) for e, h in zip(engines, decode)], t)
+        w.histogram("lmdeploy:request_prompt_tokens", "Number of prefill tokens processed.",
+                    [(lab(e), h) for e, h in zip(engines, plen)], t)
+        w.histogram("lmdeploy:request_generation_tokens", "Number of generation tokens processed.",
+                    [(lab(e), h) for e, h in zip(engines, glen)], t)
         write(folder, "v0.16.0-dp2-t%d.prom" % t, w.text())
     expect(folder, "v0.16.0-dp2", {
         "engine": "lmdeploy", "models": [model],
@@ -1230,6 +1270,7 @@ def lmdeploy_016(folder):
         "specDecodeAcceptanceRate": 420 / 600,
         "ttft": latency(ttft), "itl": latency(itl), "tpot": latency(tpot), "e2e": latency(e2e), "queue": latency(queue),
         "prefill": latency(prefill), "decode": latency(decode),
+        "promptLength": latency(plen), "generationLength": latency(glen),
     })
 
 
@@ -1267,6 +1308,8 @@ def tei_19(folder):
         "specDecodeAcceptanceRate": NA,
         "ttft": NA, "itl": NA, "tpot": NA, "e2e": latency([e2e]), "queue": latency([queue]),
         "prefill": NA, "decode": NA,
+        # per input, not per request: 50 inputs of 40 tokens.
+        "promptLength": latency([inp]), "generationLength": NA,
     })
 
 

@@ -185,6 +185,9 @@ class LiveViewIT {
         "promptTokensPerSecond", "generationTokensPerSecond", "engine", "url", "source", "gpus", "pids", "error")) {
       assertThat(b.findElements(By.id("load-" + field))).as(field).hasSize(1);
     }
+    // vLLM's request lengths, in whole tokens (the demo's prompts are tens to thousands long).
+    assertThat(text(b, "len-prompt-p50")).matches("[0-9]+");
+    assertThat(text(b, "len-generation-mean")).matches("[0-9]+");
     assertThat(text(b, "load-engine")).isEqualTo("vllm");
     assertThat(text(b, "load-url")).isEqualTo(String.valueOf(replicas.replica("vllm-dp2").url()));
     assertThat(text(b, "load-source")).isEqualTo("configured");
@@ -238,6 +241,8 @@ class LiveViewIT {
     assertThat(text(b, "lat-ttft-mean")).matches("≈ [0-9.]+ m?s mean");
     assertThat(text(b, "lat-ttft-count")).isEqualTo("N/A");
     assertThat(text(b, "lat-e2e-p99")).matches("[0-9.]+ m?s");
+    // TGI has both length histograms: values; its KV cache it lacks.
+    assertThat(text(b, "len-prompt-p99")).matches("[0-9]+");
     assertThat(text(b, "load-kvCacheUsage")).isEqualTo("N/A");
     assertThat(text(b, "load-engine")).isEqualTo("tgi");
     b.get(url + "/?server=llamacpp");
@@ -249,6 +254,10 @@ class LiveViewIT {
     assertThat(chartNote(b, "generation")).isNull();
     await(Duration.ofSeconds(20), "the generation chart's legend", () -> legendValues(b, "generation").get(0).endsWith("(latest)"));
     assertThat(legendValues(b, "generation").get(0)).matches("[0-9.]+ tok/s \\(latest\\)");
+    // llama.cpp has no request length histograms: N/A, and why.
+    assertThat(text(b, "len-prompt-p50")).isEqualTo("N/A");
+    assertThat(attr(b, "len-prompt-p50", "data-reason")).isEqualTo("not_exported");
+    assertThat(attr(b, "len-generation-mean", "data-reason")).isEqualTo("not_exported");
     screenshot(b, "page-llamacpp.png");
     b.get(url + "/?server=no-such-server");
     await(Duration.ofSeconds(20), "the unknown server's message",

@@ -96,6 +96,8 @@ class PrometheusEndToEndIT {
   private static final double GPU3_WATTS = 130;
   private static final java.util.concurrent.atomic.AtomicLong restartingScrapes = new java.util.concurrent.atomic.AtomicLong();
   private static final int RESTART_AT = 8;
+  /** The Prometheus job that scrapes slo-breach itself (its raw vLLM histograms). */
+  private static final String ENGINE_JOB = "slo-breach-engine";
   private static final List<Background> processes = new ArrayList<>();
   private static PrometheusApi prometheus;
   private static String agentInstance;
@@ -259,6 +261,10 @@ class PrometheusEndToEndIT {
         "  - job_name: " + Examples.AGENT_JOB,
         "    static_configs:",
         "      - targets: ['" + agentInstance + "', '127.0.0.1:" + noAgentThere + "']",
+        // slo-breach's own /metrics too, for the request lengths against PromQL on the raw histogram.
+        "  - job_name: " + ENGINE_JOB,
+        "    static_configs:",
+        "      - targets: ['127.0.0.1:" + sloBreach.getAddress().getPort() + "']",
         ""), StandardCharsets.UTF_8);
     start("prometheus", new ProcessBuilder(prometheusBinary.toString(), "--config.file=" + config,
         "--storage.tsdb.path=" + work.resolve("tsdb"), "--web.listen-address=127.0.0.1:" + prometheusPort,
@@ -426,6 +432,33 @@ class PrometheusEndToEndIT {
       double burn = value(prometheus.query("gputop_inference_slo_burn_rate" + sel));
       assertThat(burn).as("burn " + c[0]).isCloseTo((1 - recorded) / (1 - 0.99), org.assertj.core.api.Assertions.within(1e-6));
     }
+  }
+
+  @Test
+  void requestLengths_areHistogramQuantileOverTheServersOwnHistogram() {
+    // slo-breach's prompt-length buckets all grow by the same step per scrape (each scrape, the
+    // agent's or Prometheus's, is a step), so the quantiles are the step's for any window: the
+    // agent's over its window and PromQL's over Prometheus's own scrapes of the server agree (to
+    // the rounding of two rate ratios: 1e-6 on values of about a thousand).
+    String raw = "{job=\"" + ENGINE_JOB + "\"}";
+    String agent = "{server=\"slo-breach\"";
+    // p50: rank 5 of 10 in (128, 512], which holds 5: 128 + 384 × 2/5; p90: rank 9 in (512,
+    // 2048], which holds 2: 512 + 1536 × 1/2; p99: 512 + 1536 × 1.9/2.
+    for (String[] q : new String[][] {{"0.5", "281.6"}, {"0.9", "1280"}, {"0.99", "1971.2"}}) {
+      double promql = value(prometheus.query("histogram_quantile(" + q[0]
+          + ", sum by (le) (rate(vllm:request_prompt_tokens_bucket" + raw + "[1m])))"));
+      double ours = value(prometheus.query("gputop_inference_prompt_tokens_per_request" + agent
+          + ", quantile=\"" + q[0] + "\"}"));
+      assertThat(promql).as("PromQL p" + q[0]).isCloseTo(Double.parseDouble(q[1]), org.assertj.core.api.Assertions.within(1e-6));
+      assertThat(ours).as("agent p" + q[0]).isCloseTo(promql, org.assertj.core.api.Assertions.within(1e-6));
+    }
+    double mean = value(prometheus.query("rate(vllm:request_prompt_tokens_sum" + raw + "[1m])"
+        + " / rate(vllm:request_prompt_tokens_count" + raw + "[1m])"));
+    assertThat(mean).isCloseTo(300, org.assertj.core.api.Assertions.within(1e-9));
+    assertThat(value(prometheus.query("gputop_inference_prompt_tokens_per_request_mean" + agent + "}")))
+        .isCloseTo(mean, org.assertj.core.api.Assertions.within(1e-9));
+    // slo-breach exports no generation histogram: no series (N/A), never a 0.
+    assertThat(prometheus.query("gputop_inference_generation_tokens_per_request" + agent + "}")).isEmpty();
   }
 
   @Test
@@ -605,6 +638,15 @@ class PrometheusEndToEndIT {
         + "vllm:inter_token_latency_seconds_bucket" + m + ",le=\"+Inf\"} " + 1000 * k + "\n"
         + "vllm:inter_token_latency_seconds_count" + m + "} " + 1000 * k + "\n"
         + "vllm:inter_token_latency_seconds_sum" + m + "} " + 80 * k + "\n"
+        // Prompt lengths, per step: 3 requests of at most 128 tokens, 5 in (128, 512], 2 in
+        // (512, 2048], 3000 tokens in all.
+        + "# TYPE vllm:request_prompt_tokens histogram\n"
+        + "vllm:request_prompt_tokens_bucket" + m + ",le=\"128.0\"} " + 3 * k + "\n"
+        + "vllm:request_prompt_tokens_bucket" + m + ",le=\"512.0\"} " + 8 * k + "\n"
+        + "vllm:request_prompt_tokens_bucket" + m + ",le=\"2048.0\"} " + 10 * k + "\n"
+        + "vllm:request_prompt_tokens_bucket" + m + ",le=\"+Inf\"} " + 10 * k + "\n"
+        + "vllm:request_prompt_tokens_count" + m + "} " + 10 * k + "\n"
+        + "vllm:request_prompt_tokens_sum" + m + "} " + 3000 * k + "\n"
         + "# TYPE vllm:num_requests_running gauge\n"
         + "vllm:num_requests_running" + m + "} 8\n";
   }

@@ -169,8 +169,9 @@ class InferenceReceiverTest {
       assertThat(names(s)).containsExactlyInAnyOrder("name", "engine", "servedModels", "url", "source", "state", "error",
           "gpus", "pids", "running", "waiting", "kvCacheUsage", "prefixHitRatio", "requestsPerSecond",
           "promptTokensPerSecond", "generationTokensPerSecond", "preemptionsPerSecond", "ttft", "itl", "tpot",
-          "e2e", "queue", "ttftApproxMean", "failedRequestsPerSecond", "abortedRequestsPerSecond", "specDecodeAcceptanceRate", "prefill", "decode", "finishReasons", "slo", "models",
+          "e2e", "queue", "ttftApproxMean", "failedRequestsPerSecond", "abortedRequestsPerSecond", "specDecodeAcceptanceRate", "prefill", "decode", "finishReasons", "slo", "requestLengths", "models",
           "unreadFamilies", "missing", "unavailable", "efficiency");
+      assertThat(names(s.get("requestLengths"))).containsExactlyInAnyOrder("prompt", "generation");
       assertThat(names(s.get("efficiency"))).containsExactlyInAnyOrder("unavailable", "gpus", "powerWatts",
           "joulesPerGeneratedToken", "joulesPerPromptToken", "estimated", "generationTokensPerSecondPerGpu");
       assertThat(s.get("efficiency").get("unavailable").asText()).isEqualTo("no_gpus");

@@ -10,7 +10,8 @@ import java.util.Map;
  * model_name} and appear only once first observed. Counts are at request finish (prompt and
  * generation tokens lag), {@code cached_tokens_total} is the prefix-cache hit counter, {@code
  * inter_token_latency_seconds} counts tokens, and there are no {@code _created} series and no
- * python/process families. Thread-safe.
+ * python/process families. Served with {@code --collect-tokens-histogram}, so it has the prompt
+ * and generation token histograms. Thread-safe.
  */
 final class SglangWriter implements ExpositionWriter {
 
@@ -27,6 +28,12 @@ final class SglangWriter implements ExpositionWriter {
     500, 600, 700, 800, 900, 1000, 1200, 1400, 1600, 1800, 2000, 2500, 3000
   };
   static final double[] RETRACTIONS = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 15, 20, 25, 30, 40, 50, 75, 100};
+  /** default_bucket_prompt_tokens, which both token histograms use unless configured. */
+  static final double[] TOKENS = {
+    100, 300, 500, 700, 1000, 1500, 2000, 3000, 4000, 5000, 6000, 7000, 8000, 9000, 10000, 12000,
+    15000, 20000, 22000, 25000, 30000, 35000, 40000, 66000, 99000, 132000, 300000, 600000, 900000,
+    1100000
+  };
 
   private final String modelName;
   private final int tpSize;
@@ -40,6 +47,8 @@ final class SglangWriter implements ExpositionWriter {
     bounds.put(Kind.E2E, E2E);
     bounds.put(Kind.QUEUE, QUEUE);
     bounds.put(Kind.PREEMPTIONS_PER_REQUEST, RETRACTIONS);
+    bounds.put(Kind.PROMPT_TOKENS, TOKENS);
+    bounds.put(Kind.GENERATION_TOKENS, TOKENS);
   }
 
   @Override
@@ -100,6 +109,9 @@ final class SglangWriter implements ExpositionWriter {
     tokHistogram(b, "sglang:inter_token_latency_seconds", "Histogram of inter-token latency in seconds.", e.hist(Kind.ITL));
     tokHistogram(b, "sglang:e2e_request_latency_seconds", "Histogram of End-to-end request latency in seconds", e.hist(Kind.E2E));
     tokHistogram(b, "sglang:num_retractions", "Histogram of retraction counts per request.", e.hist(Kind.PREEMPTIONS_PER_REQUEST));
+    // Served with --collect-tokens-histogram: one observation of each per finished request.
+    tokHistogram(b, "sglang:prompt_tokens_histogram", "Histogram of prompt token length.", e.hist(Kind.PROMPT_TOKENS));
+    tokHistogram(b, "sglang:generation_tokens_histogram", "Histogram of generation token length.", e.hist(Kind.GENERATION_TOKENS));
     return b.toString();
   }
 

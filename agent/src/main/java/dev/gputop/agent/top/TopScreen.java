@@ -14,7 +14,7 @@ import org.jline.utils.AttributedStyle;
 /**
  * What {@code top} shows, as lines of a given width: a header, the Overview serving line, the
  * alerts, the servers' table (the selected row in reverse video), the GPUs, and, when the detail
- * is open, the selected server's latency table, its load details and sparklines of the last ten
+ * is open, the selected server's latency table, its load details (and request lengths) and sparklines of the last ten
  * minutes (TTFT p50 and p99, requests/s, generation tokens/s, KV cache). Columns that don't fit
  * the width are left out, least important first; a value that is not available shows its reason
  * from the snapshot's {@code unavailable} ({@code N/E} not exported, {@code IDLE} no requests,
@@ -203,6 +203,20 @@ public final class TopScreen {
     return parts.isEmpty() ? NA : String.join(", ", parts);
   }
 
+  /**
+   * One request length of the snapshot's {@code requestLengths} ({@code prompt} or {@code
+   * generation}): mean and quantiles in whole tokens, or the reason it is N/A.
+   */
+  static String length(JsonNode s, String part) {
+    JsonNode l = s.path("requestLengths").get(part);
+    String field = "requestLengths." + part;
+    if (l == null || !l.isObject()) {
+      return why(s, field, NA);
+    }
+    return "mean " + why(s, field, count(l.get("mean"))) + " p50 " + why(s, field, count(l.get("p50")))
+        + " p90 " + why(s, field, count(l.get("p90"))) + " p99 " + why(s, field, count(l.get("p99")));
+  }
+
   /** Joules with three significant digits, or N/A. */
   private static String joules(JsonNode e, String field) {
     JsonNode v = e.get(field);
@@ -229,6 +243,7 @@ public final class TopScreen {
         + " · preemptions/s " + why(s, "preemptionsPerSecond", rate(s.get("preemptionsPerSecond"), 2))
         + " · prompt " + why(s, "promptTokensPerSecond", rate(s.get("promptTokensPerSecond"), 0)) + " tok/s"
         + " · generation " + why(s, "generationTokensPerSecond", rate(s.get("generationTokensPerSecond"), 0)) + " tok/s"));
+    out.add(plain("Tokens per request: prompt " + length(s, "prompt") + " · generation " + length(s, "generation")));
     out.add(plain("GPUs " + list(s.get("gpus")) + " · PIDs " + list(s.get("pids"))
         + " · error " + (s.hasNonNull("error") ? s.get("error").asText() : "none")));
     efficiency(out, s.path("efficiency"));

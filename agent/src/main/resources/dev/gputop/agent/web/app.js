@@ -246,8 +246,10 @@
     var title = document.getElementById('detail-title');
     var latency = document.querySelector('#latency tbody');
     var load = document.querySelector('#load tbody');
+    var lengths = document.querySelector('#lengths tbody');
     latency.textContent = '';
     load.textContent = '';
+    lengths.textContent = '';
     if (!s) {
       title.textContent = state.selected + ': not in the snapshot (gone, or a wrong link)';
       return null;
@@ -269,6 +271,20 @@
       td.id = 'lat-' + row[1] + '-count';
       tr.appendChild(td);
       latency.appendChild(tr);
+    });
+    // Tokens per request, where the engine has the histograms; N/A with its reason where not.
+    [['Prompt', 'prompt'], ['Generation', 'generation']].forEach(function (row) {
+      var l = s.requestLengths ? s.requestLengths[row[1]] : null;
+      var field = 'requestLengths.' + row[1];
+      var tr = el('tr', { 'data-length': row[1] });
+      tr.appendChild(el('td', null, row[0]));
+      ['mean', 'p50', 'p90', 'p99', 'count'].forEach(function (f) {
+        var v = l ? l[f] : null;
+        var td = withReason(cell(f, v === undefined ? null : v, count(v)), s, field);
+        td.id = 'len-' + row[1] + '-' + f;
+        tr.appendChild(td);
+      });
+      lengths.appendChild(tr);
     });
     var rows = [
       ['State', 'state', text(s.state)],

@@ -62,6 +62,18 @@ class TopScreenTest {
   }
 
   @Test
+  void requestLengths_inWholeTokens_orTheReasonTheyAreNa() {
+    var server = F.objectNode();
+    var lengths = server.putObject("requestLengths");
+    var prompt = lengths.putObject("prompt");
+    prompt.put("mean", 400.0).put("p50", 449.6).put("p90", 875.0).put("p99", 987.5).put("count", 20);
+    lengths.putNull("generation");
+    server.putObject("unavailable").put("requestLengths.generation", "not_exported");
+    assertThat(TopScreen.length(server, "prompt")).isEqualTo("mean 400 p50 450 p90 875 p99 988");
+    assertThat(TopScreen.length(server, "generation")).isEqualTo("N/E");
+  }
+
+  @Test
   void naCells_sayTheSnapshotsReason() {
     var server = F.objectNode();
     var why = server.putObject("unavailable");

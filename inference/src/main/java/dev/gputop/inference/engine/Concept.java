@@ -63,7 +63,18 @@ public enum Concept {
   /** Time of a request's prefill phase (histogram, seconds, per request). */
   PREFILL(Kind.HISTOGRAM),
   /** Time of a request's decode phase (histogram, seconds, per request). */
-  DECODE(Kind.HISTOGRAM);
+  DECODE(Kind.HISTOGRAM),
+  /**
+   * A request's prompt length (histogram, tokens, one observation per request; TEI's one per
+   * input of a batch request): vLLM {@code request_prompt_tokens}, TGI {@code
+   * request_input_length}, ...
+   */
+  PROMPT_LENGTH(Kind.HISTOGRAM),
+  /**
+   * The tokens a request generated (histogram, tokens, one observation per request when it
+   * finishes): vLLM {@code request_generation_tokens}, TGI {@code request_generated_tokens}, ...
+   */
+  GENERATION_LENGTH(Kind.HISTOGRAM);
 
   /** How a concept's samples are read. */
   public enum Kind {

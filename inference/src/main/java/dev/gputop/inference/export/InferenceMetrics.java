@@ -110,6 +110,10 @@ public final class InferenceMetrics implements AutoCloseable {
         ServerStats::specDecodeAcceptanceRate);
     latency(meter, "prefill", "Per-request prefill time", ServerStats::prefill);
     latency(meter, "decode", "Per-request decode time", ServerStats::decode);
+    length(meter, "prompt_tokens_per_request",
+        "Prompt length: prompt tokens per request", s -> s.requestLengths().prompt());
+    length(meter, "generation_tokens_per_request",
+        "Generation length: tokens generated per request", s -> s.requestLengths().generation());
     efficiency(meter, "power", "W", "Summed power draw of the server's GPUs (newest NVML sample).",
         Efficiency::powerWatts);
     efficiency(meter, "energy_per_generated_token", "J",
@@ -226,13 +230,28 @@ public final class InferenceMetrics implements AutoCloseable {
 
   private void latency(
       Meter meter, String concept, String what, Function<ServerStats, LatencyStats> value) {
+    distribution(meter, concept, what, "s", value, true);
+  }
+
+  /**
+   * A request length distribution in tokens ({@code RequestLengths}): by quantile and its mean,
+   * as a latency; no observations gauge (the requests counters count the requests).
+   */
+  private void length(
+      Meter meter, String name, String what, Function<ServerStats, LatencyStats> value) {
+    distribution(meter, name, what, "{token}", value, false);
+  }
+
+  /** A distribution's gauges: by quantile, {@code .mean} and, if asked, {@code .observations}. */
+  private void distribution(Meter meter, String concept, String what, String unit,
+      Function<ServerStats, LatencyStats> value, boolean observations) {
     for (boolean perModel : BOTH) {
       String base = family(concept, perModel);
       registrations.add(
           meter.gaugeBuilder(base)
               .setDescription(described(
                   what + " over the window, by quantile (PromQL histogram_quantile).", perModel))
-              .setUnit("s")
+              .setUnit(unit)
               .buildWithCallback(m -> eachPoint(base, perModel, p -> {
                 LatencyStats l = value.apply(p.stats());
                 if (l != null) {
@@ -244,13 +263,16 @@ public final class InferenceMetrics implements AutoCloseable {
       registrations.add(
           meter.gaugeBuilder(base + ".mean")
               .setDescription(described(what + ": mean over the window.", perModel))
-              .setUnit("s")
+              .setUnit(unit)
               .buildWithCallback(m -> eachPoint(base + ".mean", perModel, p -> {
                 LatencyStats l = value.apply(p.stats());
                 if (l != null) {
                   record(m, l.mean(), p.attributes());
                 }
               })));
+      if (!observations) {
+        continue;
+      }
       // ".observations", not ".count": Prometheus reserves a _count suffix for histograms and
       // summaries, and promtool flags a gauge that ends in it (PromtoolLintIT).
       registrations.add(

@@ -2,6 +2,7 @@ package dev.gputop.inference.export;
 
 import dev.gputop.inference.engine.Concept;
 import dev.gputop.inference.stats.LatencyStats;
+import dev.gputop.inference.stats.RequestLengths;
 import dev.gputop.inference.stats.ServerStats;
 import dev.gputop.inference.window.ServerWindow;
 import java.lang.reflect.RecordComponent;
@@ -39,7 +40,9 @@ public final class Unavailable {
   /**
    * The concepts each {@link ServerStats} field is computed from: one list of alternatives, each
    * a list of concepts that must all be in the scrape. Every field but {@code slo} is here
-   * ({@code UnavailableTest} checks), so a new statistic gets its reason too.
+   * ({@code UnavailableTest} checks), so a new statistic gets its reason too; {@code
+   * requestLengths} has one per part ({@code requestLengths.prompt}, {@code
+   * requestLengths.generation}).
    */
   static final Map<String, List<List<Concept>>> SOURCES = Map.ofEntries(
       Map.entry("running", List.of(List.of(Concept.RUNNING))),
@@ -62,7 +65,11 @@ public final class Unavailable {
       Map.entry("abortedRequestsPerSecond", List.of(List.of(Concept.ABORTED_REQUESTS))),
       Map.entry("specDecodeAcceptanceRate", List.of(List.of(Concept.SPEC_DRAFT_TOKENS, Concept.SPEC_ACCEPTED_TOKENS))),
       Map.entry("prefill", List.of(List.of(Concept.PREFILL))),
-      Map.entry("decode", List.of(List.of(Concept.DECODE))));
+      Map.entry("decode", List.of(List.of(Concept.DECODE))),
+      // The parts of a component that groups distributions (RequestLengths) have a reason
+      // each, keyed component.part.
+      Map.entry("requestLengths.prompt", List.of(List.of(Concept.PROMPT_LENGTH))),
+      Map.entry("requestLengths.generation", List.of(List.of(Concept.GENERATION_LENGTH))));
 
   /** Fields computed from the window's change (rates, latencies, ratios), not its newest scrape. */
   private static final List<String> NEWEST_SCRAPE = List.of("running", "waiting", "kvCacheUsage");
@@ -75,6 +82,7 @@ public final class Unavailable {
   static final List<String> BREAKDOWNS = List.of("slo", "finishReasons");
 
   private static final RecordComponent[] FIELDS = ServerStats.class.getRecordComponents();
+  private static final RecordComponent[] LENGTHS = RequestLengths.class.getRecordComponents();
 
   private Unavailable() {}
 
@@ -91,12 +99,24 @@ public final class Unavailable {
         continue;
       }
       Object value = value(c, stats);
-      if (value != null && !(value instanceof LatencyStats l && l.p50() == null && l.mean() == null)) {
-        continue;
+      if (value instanceof RequestLengths lengths) {
+        for (RecordComponent part : LENGTHS) {
+          add(out, c.getName() + "." + part.getName(), value(part, lengths), state, window);
+        }
+      } else {
+        add(out, c.getName(), value, state, window);
       }
-      out.put(c.getName(), reason(c.getName(), value, state, window));
     }
     return out;
+  }
+
+  /** Puts the reason of {@code field} when its value is N/A (a latency with no mean and no p50). */
+  private static void add(
+      Map<String, String> out, String field, Object value, String state, ServerWindow window) {
+    if (value != null && !(value instanceof LatencyStats l && l.p50() == null && l.mean() == null)) {
+      return;
+    }
+    out.put(field, reason(field, value, state, window));
   }
 
   private static String reason(String field, Object value, String state, ServerWindow window) {
@@ -131,9 +151,9 @@ public final class Unavailable {
     return false;
   }
 
-  private static Object value(RecordComponent c, ServerStats stats) {
+  private static Object value(RecordComponent c, Record of) {
     try {
-      return c.getAccessor().invoke(stats);
+      return c.getAccessor().invoke(of);
     } catch (ReflectiveOperationException e) {
       throw new IllegalStateException(e);
     }

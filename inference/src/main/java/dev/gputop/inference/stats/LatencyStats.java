@@ -11,8 +11,9 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * One latency over the window, in seconds. Values are null when there is nothing to compute
- * (no request completed in the window). Immutable.
+ * One latency over the window, in seconds, or one request length distribution ({@link
+ * RequestLengths}), in tokens: the same statistics of a histogram over the window. Values are
+ * null when there is nothing to compute (no request completed in the window). Immutable.
  *
  * <p>In JSON: {@code mean}, one key per quantile ({@link Quantiles#key}: {@code p50}, {@code p90},
  * {@code p99} by default), then {@code count}.

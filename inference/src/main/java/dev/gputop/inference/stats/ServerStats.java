@@ -41,6 +41,8 @@ import dev.gputop.receiver.ServerReport;
  *     counter has no such label
  * @param slo SLO attainment and burn rate per latency ({@link SloAttainment}); {@link
  *     SloStats#NONE} when no target applies
+ * @param requestLengths the prompt and generation length distributions, in tokens ({@link
+ *     RequestLengths}); {@link RequestLengths#NONE} when the engine exports neither
  */
 public record ServerStats(
     Integer running,
@@ -63,16 +65,31 @@ public record ServerStats(
     LatencyStats prefill,
     LatencyStats decode,
     java.util.Map<String, Double> finishReasons,
-    SloStats slo) implements ServerReport.Stats {
+    SloStats slo,
+    RequestLengths requestLengths) implements ServerReport.Stats {
 
   /** Nothing known. */
   public static final ServerStats EMPTY = new ServerStats(
       null, null, null, null, null, null, null, null, null, null, null, null, null, null, null,
-      null, null, null, null, null, SloStats.NONE);
+      null, null, null, null, null, SloStats.NONE, RequestLengths.NONE);
 
   public ServerStats {
     slo = slo == null ? SloStats.NONE : slo;
+    requestLengths = requestLengths == null ? RequestLengths.NONE : requestLengths;
     finishReasons = finishReasons == null ? null : java.util.Collections.unmodifiableMap(new java.util.TreeMap<>(finishReasons));
+  }
+
+  /** These statistics without request lengths (N/A). */
+  public ServerStats(Integer running, Integer waiting, Double kvCacheUsage, Double prefixHitRatio,
+      Double requestsPerSecond, Double promptTokensPerSecond, Double generationTokensPerSecond,
+      Double preemptionsPerSecond, LatencyStats ttft, LatencyStats itl, LatencyStats tpot,
+      LatencyStats e2e, LatencyStats queue, Double ttftApproxMean, Double failedRequestsPerSecond,
+      Double abortedRequestsPerSecond, Double specDecodeAcceptanceRate, LatencyStats prefill,
+      LatencyStats decode, java.util.Map<String, Double> finishReasons, SloStats slo) {
+    this(running, waiting, kvCacheUsage, prefixHitRatio, requestsPerSecond, promptTokensPerSecond,
+        generationTokensPerSecond, preemptionsPerSecond, ttft, itl, tpot, e2e, queue, ttftApproxMean,
+        failedRequestsPerSecond, abortedRequestsPerSecond, specDecodeAcceptanceRate, prefill, decode,
+        finishReasons, slo, RequestLengths.NONE);
   }
 
   /** These statistics without SLOs and without the values of the newer concepts. */
@@ -92,7 +109,7 @@ public record ServerStats(
       LatencyStats queue, Double ttftApproxMean, SloStats slo) {
     this(running, waiting, kvCacheUsage, prefixHitRatio, requestsPerSecond, promptTokensPerSecond,
         generationTokensPerSecond, preemptionsPerSecond, ttft, itl, null, e2e, queue, ttftApproxMean,
-        null, null, null, null, null, null, slo);
+        null, null, null, null, null, null, slo, RequestLengths.NONE);
   }
 
   /** These statistics without a time per output token (null: N/A). */
@@ -103,7 +120,8 @@ public record ServerStats(
       Double specDecodeAcceptanceRate, LatencyStats prefill, LatencyStats decode, SloStats slo) {
     this(running, waiting, kvCacheUsage, prefixHitRatio, requestsPerSecond, promptTokensPerSecond,
         generationTokensPerSecond, preemptionsPerSecond, ttft, itl, null, e2e, queue, ttftApproxMean,
-        failedRequestsPerSecond, null, specDecodeAcceptanceRate, prefill, decode, null, slo);
+        failedRequestsPerSecond, null, specDecodeAcceptanceRate, prefill, decode, null, slo,
+        RequestLengths.NONE);
   }
 
   /** These statistics with {@code slo}. */
@@ -111,6 +129,6 @@ public record ServerStats(
     return new ServerStats(running, waiting, kvCacheUsage, prefixHitRatio, requestsPerSecond,
         promptTokensPerSecond, generationTokensPerSecond, preemptionsPerSecond, ttft, itl, tpot, e2e,
         queue, ttftApproxMean, failedRequestsPerSecond, abortedRequestsPerSecond,
-        specDecodeAcceptanceRate, prefill, decode, finishReasons, slo);
+        specDecodeAcceptanceRate, prefill, decode, finishReasons, slo, requestLengths);
   }
 }

@@ -21,6 +21,7 @@ import java.util.List;
  *       newest]}, summed over series ({@link Rate});
  *   <li>percentiles: {@code histogram_quantile(q, sum by (le) (rate(x_bucket[…])))} ({@link
  *       HistogramQuantile});
+ *   <li>request lengths (prompt and generation tokens per request) as the latencies, in tokens;
  *   <li>means, counts and the prefix hit ratio from raw increases (newest − oldest with
  *       counter-reset correction), so a count is a count of requests;
  *   <li>rates and latencies need two scrapes: until then rates are null and a latency the
@@ -85,7 +86,8 @@ public final class WindowStatistics {
       return new ServerStats(running, waiting, kv, hitGauge, null, null, null, null,
           notYet(r, Concept.TTFT), notYet(r, Concept.ITL), notYet(r, Concept.TPOT),
           notYet(r, Concept.E2E), notYet(r, Concept.QUEUE), null, null, null, null,
-          notYet(r, Concept.PREFILL), notYet(r, Concept.DECODE), null, SloStats.NONE);
+          notYet(r, Concept.PREFILL), notYet(r, Concept.DECODE), null, SloStats.NONE,
+          new RequestLengths(notYet(r, Concept.PROMPT_LENGTH), notYet(r, Concept.GENERATION_LENGTH)));
     }
     Double prefix = ratio(r, Concept.PREFIX_HITS, Concept.PREFIX_QUERIES);
     if (prefix == null && !w.has(Concept.PREFIX_HITS)) {
@@ -114,7 +116,8 @@ public final class WindowStatistics {
         latency(r, Concept.PREFILL),
         latency(r, Concept.DECODE),
         finishReasons(r),
-        SloStats.NONE);
+        SloStats.NONE,
+        new RequestLengths(latency(r, Concept.PROMPT_LENGTH), latency(r, Concept.GENERATION_LENGTH)));
   }
 
   /**

@@ -55,7 +55,9 @@ class EngineExpositionsTest {
       Map.entry("tpot", ServerStats::tpot),
       Map.entry("e2e", ServerStats::e2e),
       Map.entry("queue", ServerStats::queue),
-      Map.entry("ttftApproxMean", ServerStats::ttftApproxMean));
+      Map.entry("ttftApproxMean", ServerStats::ttftApproxMean),
+      Map.entry("promptLength", s -> s.requestLengths().prompt()),
+      Map.entry("generationLength", s -> s.requestLengths().generation()));
 
   private ServerScrape scrape(String base, int t) {
     return mapper.map(TextExpositions.parse(TextExpositions.resource("/engines/" + base + "-t" + t + ".prom")));

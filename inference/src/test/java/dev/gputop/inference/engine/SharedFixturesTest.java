@@ -236,6 +236,46 @@ class SharedFixturesTest {
     return s.get(c).histograms().values().stream().mapToDouble(HistogramSeries::sum).sum();
   }
 
+  /** The request length histograms in the real captures: read as they are, per model. */
+  @Test
+  void map_requestLengthHistogramsOfRealCaptures() {
+    ServerScrape vllm = scrape("vllm/datadog-vllm-metrics-mixed.prom");
+    assertThat(vllm.get(Concept.PROMPT_LENGTH).source().name()).isEqualTo("vllm:request_prompt_tokens");
+    assertThat(histogramCount(vllm, Concept.PROMPT_LENGTH)).isEqualTo(1);
+    assertThat(histogramSum(vllm, Concept.PROMPT_LENGTH)).isEqualTo(5);
+    assertThat(histogramSum(vllm, Concept.GENERATION_LENGTH)).isEqualTo(7);
+    // vLLM's 1-2-5 layout up to max_model_len, per model_name (and engine).
+    assertThat(vllm.get(Concept.PROMPT_LENGTH).histograms().values()).singleElement()
+        .satisfies(h -> assertThat(h.bounds()).containsExactly(
+            1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, Double.POSITIVE_INFINITY));
+    ServerScrape worker = scrape("dynamo/dynamo-docs-2026-01-vllm-worker-lmcache-qwen3-0.6b.prom");
+    assertThat(histogramCount(worker, Concept.PROMPT_LENGTH)).isEqualTo(2);
+    assertThat(histogramSum(worker, Concept.PROMPT_LENGTH)).isEqualTo(66);
+    assertThat(histogramCount(worker, Concept.GENERATION_LENGTH)).isEqualTo(2);
+
+    // SGLang with --collect-tokens-histogram (Datadog's capture, buckets pruned).
+    ServerScrape sglang = scrape("sglang/datadog-sglang-0.5.10.post1.prom");
+    assertThat(histogramSum(sglang, Concept.PROMPT_LENGTH)).isEqualTo(5);
+    assertThat(histogramSum(sglang, Concept.GENERATION_LENGTH)).isEqualTo(32);
+    // The Dynamo SGLang worker runs without it: N/A.
+    assertThat(scrape("dynamo/dynamo-docs-2026-01-sglang-worker-qwen3-0.6b.prom").get(Concept.PROMPT_LENGTH)).isNull();
+
+    // TGI: the same histograms whose _sum is the token rate; 100 linear buckets, no labels.
+    ServerScrape tgi = scrape("tgi/datadog-hugging-face-tgi-payload-partial.prom");
+    assertThat(histogramCount(tgi, Concept.PROMPT_LENGTH)).isEqualTo(109);
+    assertThat(histogramSum(tgi, Concept.PROMPT_LENGTH)).isEqualTo(662);
+    assertThat(tgi.get(Concept.PROMPT_LENGTH).histograms().values()).singleElement()
+        .satisfies(h -> assertThat(h.bounds()).hasSize(101));
+
+    // Dynamo's frontend: input and output sequence lengths per model.
+    ServerScrape dynamo = scrape("dynamo/dynamo-docs-2026-01-frontend-qwen3-0.6b.prom");
+    assertThat(histogramSum(dynamo, Concept.PROMPT_LENGTH)).isEqualTo(33);
+    assertThat(histogramSum(dynamo, Concept.GENERATION_LENGTH)).isEqualTo(300);
+
+    // TensorRT-LLM's trtllm-serve has no length histograms.
+    assertThat(scrape("dynamo/dynamo-docs-2026-01-trtllm-worker-qwen3-0.6b.prom").get(Concept.PROMPT_LENGTH)).isNull();
+  }
+
   @Test
   void map_dynamoFrontendCapture() {
     ServerScrape s = scrape("dynamo/dynamo-docs-2026-01-frontend-qwen3-0.6b.prom");

@@ -3,6 +3,7 @@ package dev.gputop.inference.export;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.gputop.inference.stats.LatencyStats;
+import dev.gputop.inference.stats.RequestLengths;
 import dev.gputop.inference.stats.ServerStats;
 import dev.gputop.receiver.HealthStatus;
 import io.opentelemetry.api.common.AttributeKey;
@@ -155,6 +156,46 @@ class InferenceMetricsTest {
       assertThat(metric(all, "gputop.inference.ttft_approx.mean").getDoubleGaugeData().getPoints())
           .singleElement().satisfies(p -> assertThat(p.getValue()).isEqualTo(0.2));
     }
+  }
+
+  /** The request lengths: tokens, one point per quantile plus the mean, server and model apart. */
+  @Test
+  void collect_requestLengthsAreTokenGaugesByQuantileWithTheirMeans() {
+    LatencyStats prompt = new LatencyStats(400.0, 450.0, 875.0, 987.5, 20L);
+    LatencyStats gen = new LatencyStats(200.0, 100.0, 440.0, 494.0, 20L);
+    ServerStats base = new ServerStats(1, null, null, null, null, null, null, null, null, null, null, null, null);
+    ServerStats server = withLengths(base, new RequestLengths(prompt, gen));
+    // One model without a generation histogram: no point there, never a 0.
+    ServerStats model = withLengths(base, new RequestLengths(prompt, null));
+    snapshot.set(snapshotOf(List.of(StatsPoint.of("chat", "vllm", null, server),
+        StatsPoint.of("chat", "vllm", "m", model)), Map.of()));
+    try (InferenceMetrics m = new InferenceMetrics(sdk, snapshot::get)) {
+      Collection<MetricData> all = reader.collectAllMetrics();
+      MetricData p = metric(all, "gputop.inference.prompt_tokens_per_request");
+      assertThat(p.getUnit()).isEqualTo("{token}");
+      assertThat(p.getDoubleGaugeData().getPoints())
+          .extracting(x -> x.getAttributes().get(AttributeKey.stringKey("quantile")) + "=" + x.getValue()
+              + " " + x.getAttributes().get(AttributeKey.stringKey("model")))
+          .containsExactlyInAnyOrder("0.5=450.0 null", "0.9=875.0 null", "0.99=987.5 null");
+      assertThat(metric(all, "gputop.inference.generation_tokens_per_request.mean").getDoubleGaugeData()
+          .getPoints()).singleElement().satisfies(x -> assertThat(x.getValue()).isEqualTo(200.0));
+      assertThat(metric(all, "gputop.inference.model.prompt_tokens_per_request.mean").getDoubleGaugeData()
+          .getPoints()).singleElement().satisfies(x -> {
+            assertThat(x.getValue()).isEqualTo(400.0);
+            assertThat(x.getAttributes().get(AttributeKey.stringKey("model"))).isEqualTo("m");
+          });
+      assertThat(metric(all, "gputop.inference.model.generation_tokens_per_request")).isNull();
+      // The requests counters count the requests: no observations gauge for lengths.
+      assertThat(metric(all, "gputop.inference.prompt_tokens_per_request.observations")).isNull();
+    }
+  }
+
+  private static ServerStats withLengths(ServerStats s, RequestLengths lengths) {
+    return new ServerStats(s.running(), s.waiting(), s.kvCacheUsage(), s.prefixHitRatio(),
+        s.requestsPerSecond(), s.promptTokensPerSecond(), s.generationTokensPerSecond(),
+        s.preemptionsPerSecond(), s.ttft(), s.itl(), s.tpot(), s.e2e(), s.queue(), s.ttftApproxMean(),
+        s.failedRequestsPerSecond(), s.abortedRequestsPerSecond(), s.specDecodeAcceptanceRate(),
+        s.prefill(), s.decode(), s.finishReasons(), s.slo(), lengths);
   }
 
   @Test

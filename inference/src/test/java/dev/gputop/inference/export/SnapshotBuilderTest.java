@@ -39,7 +39,7 @@ class SnapshotBuilderTest {
     assertThat(fieldNames(entry)).containsExactly("name", "engine", "servedModels", "url", "source", "state",
         "error", "gpus", "pids", "running", "waiting", "kvCacheUsage", "prefixHitRatio",
         "requestsPerSecond", "promptTokensPerSecond", "generationTokensPerSecond",
-        "preemptionsPerSecond", "ttft", "itl", "tpot", "e2e", "queue", "ttftApproxMean", "failedRequestsPerSecond", "abortedRequestsPerSecond", "specDecodeAcceptanceRate", "prefill", "decode", "finishReasons", "slo", "models",
+        "preemptionsPerSecond", "ttft", "itl", "tpot", "e2e", "queue", "ttftApproxMean", "failedRequestsPerSecond", "abortedRequestsPerSecond", "specDecodeAcceptanceRate", "prefill", "decode", "finishReasons", "slo", "requestLengths", "models",
           "unreadFamilies", "missing", "unavailable", "efficiency");
     assertThat(entry.get("running").asInt()).isEqualTo(5);
     assertThat(entry.get("servedModels")).extracting(JsonNode::asText).containsExactly("a", "b");
@@ -48,7 +48,7 @@ class SnapshotBuilderTest {
     assertThat(fieldNames(model)).containsExactly("name", "engine", "state", "error", "running",
         "waiting", "kvCacheUsage", "prefixHitRatio", "requestsPerSecond", "promptTokensPerSecond",
         "generationTokensPerSecond", "preemptionsPerSecond", "ttft", "itl", "tpot", "e2e", "queue",
-        "ttftApproxMean", "failedRequestsPerSecond", "abortedRequestsPerSecond", "specDecodeAcceptanceRate", "prefill", "decode", "finishReasons", "slo");
+        "ttftApproxMean", "failedRequestsPerSecond", "abortedRequestsPerSecond", "specDecodeAcceptanceRate", "prefill", "decode", "finishReasons", "slo", "requestLengths");
     assertThat(model.get("name").asText()).isEqualTo("b");
     assertThat(model.get("running").isNull()).isTrue();
   }
