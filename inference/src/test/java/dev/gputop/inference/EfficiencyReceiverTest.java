@@ -14,6 +14,7 @@ import dev.gputop.config.services.GpuReading;
 import dev.gputop.inference.discovery.DiscoveredServer;
 import dev.gputop.inference.export.ServerEntry;
 import dev.gputop.inference.stats.Efficiency;
+import dev.gputop.inference.stats.SloKind;
 import dev.gputop.inference.stats.SloStats;
 import dev.gputop.testing.ManualClock;
 import io.opentelemetry.api.OpenTelemetry;
@@ -157,8 +158,8 @@ class EfficiencyReceiverTest {
           .isCloseTo(e.stats().requestsPerSecond() * 0.9, within(1e-9))
           .isGreaterThan(0);
       assertThat(r.snapshot().overview().goodRequestsPerSecond())
-          .containsOnlyKeys("ttft")
-          .hasEntrySatisfying("ttft", g -> assertThat(g).isCloseTo(v.goodRequestsPerSecond(), within(1e-12)));
+          .containsOnlyKeys(SloKind.TTFT)
+          .hasEntrySatisfying(SloKind.TTFT, g -> assertThat(g).isCloseTo(v.goodRequestsPerSecond(), within(1e-12)));
       assertThat(Map.copyOf(r.snapshot().overview().goodRequestsPerSecond())).hasSize(1);
     }
   }

@@ -11,6 +11,7 @@ import dev.gputop.config.InferenceConfig;
 import dev.gputop.config.ScrapeConfig;
 import dev.gputop.config.TlsConfig;
 import dev.gputop.inference.export.ServerEntry;
+import dev.gputop.inference.export.ServerState;
 import dev.gputop.inference.scrape.HttpScraper;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.common.Attributes;
@@ -84,7 +85,7 @@ class InferenceReceiverMalformedTest {
       receiver.refresh();
 
       ServerEntry down = receiver.snapshot().servers().get(0);
-      assertThat(down.state()).isEqualTo("down");
+      assertThat(down.state()).isEqualTo(ServerState.DOWN);
       assertThat(down.error()).startsWith("malformed exposition: line 3: ");
       assertThat(count(metricReader.collectAllMetrics(), "malformed")).isEqualTo(1);
 
@@ -92,7 +93,7 @@ class InferenceReceiverMalformedTest {
       body.set(GOOD);
       receiver.refresh();
 
-      assertThat(receiver.snapshot().servers().get(0).state()).isNotEqualTo("down");
+      assertThat(receiver.snapshot().servers().get(0).state()).isNotEqualTo(ServerState.DOWN);
       List<MetricData> metrics = List.copyOf(metricReader.collectAllMetrics());
       assertThat(count(metrics, "malformed")).isEqualTo(1);
       assertThat(count(metrics, "success")).isEqualTo(1);

@@ -11,6 +11,7 @@ import dev.gputop.config.InferenceConfig;
 import dev.gputop.config.Receiver;
 import dev.gputop.config.ScrapeConfig;
 import dev.gputop.inference.export.ServerEntry;
+import dev.gputop.inference.export.ServerState;
 import dev.gputop.testing.ManualClock;
 import dev.gputop.testing.TestReceiverContext;
 import dev.gputop.config.services.ProcessOwnerLookup;
@@ -88,11 +89,11 @@ class InferenceReceiverSocketTest {
       List<ServerEntry> servers = (List<ServerEntry>) r.snapshotSections().get("inference");
       ServerEntry tgi = servers.get(0);
       assertThat(tgi.engine()).isEqualTo("tgi");
-      assertThat(tgi.state()).isEqualTo("up");
+      assertThat(tgi.state()).isEqualTo(ServerState.UP);
       assertThat(tgi.stats().requestsPerSecond()).isCloseTo(5.0, within(1e-9));
       assertThat(tgi.stats().ttft()).isNull();
       ServerEntry gone = servers.get(1);
-      assertThat(gone.state()).isEqualTo("down");
+      assertThat(gone.state()).isEqualTo(ServerState.DOWN);
       assertThat(gone.error()).isNotBlank();
       assertThat(r.health().state()).isEqualTo(HealthStatus.State.UNHEALTHY);
       assertThat(r.health().reasons()).singleElement().asString().contains("gone");
@@ -113,7 +114,7 @@ class InferenceReceiverSocketTest {
     try (InferenceReceiver r = (InferenceReceiver) new InferenceReceiverProvider().create(context)) {
       r.refresh();
       ServerEntry e = r.snapshot().servers().get(0);
-      assertThat(e.state()).isEqualTo("down");
+      assertThat(e.state()).isEqualTo(ServerState.DOWN);
       assertThat(e.error()).startsWith("the body is an HTML or XML page (Content-Type text/html), not a metrics exposition");
       assertThat(r.health().state()).isEqualTo(HealthStatus.State.UNHEALTHY);
       assertThat(r.snapshot().alerts()).extracting(dev.gputop.inference.export.Alert::name)

@@ -19,6 +19,8 @@ import dev.gputop.inference.discovery.ServerDiscovery;
 import dev.gputop.inference.discovery.SkippedProcess;
 import dev.gputop.inference.export.Alert;
 import dev.gputop.inference.export.ServerEntry;
+import dev.gputop.inference.export.ServerSource;
+import dev.gputop.inference.export.ServerState;
 import dev.gputop.inference.scrape.ScrapeResult;
 import dev.gputop.inference.scrape.Scraper;
 import dev.gputop.testing.ManualClock;
@@ -74,8 +76,8 @@ class InferenceReceiverTest {
       r.refresh();
       ServerEntry first = server(r, "chat-api");
       assertThat(first.engine()).isEqualTo("vllm");
-      assertThat(first.source()).isEqualTo("configured");
-      assertThat(first.state()).isEqualTo("starting");
+      assertThat(first.source()).isEqualTo(ServerSource.CONFIGURED);
+      assertThat(first.state()).isEqualTo(ServerState.STARTING);
       assertThat(first.stats().running()).isEqualTo(1);
       assertThat(first.stats().requestsPerSecond()).isNull();
       // Exported but not computable yet: the object is there, every field null.
@@ -85,7 +87,7 @@ class InferenceReceiverTest {
       scraper.bodies.put("http://10.0.0.5:8000/metrics", fixture("vllm", "vllm-v1-dp2-small", 1));
       r.refresh();
       ServerEntry e = server(r, "chat-api");
-      assertThat(e.state()).isEqualTo("up");
+      assertThat(e.state()).isEqualTo(ServerState.UP);
       assertThat(e.error()).isNull();
       assertThat(e.stats().running()).isEqualTo(5);
       assertThat(e.stats().requestsPerSecond()).isCloseTo(4.0, within(1e-9));
@@ -144,10 +146,10 @@ class InferenceReceiverTest {
       r.refresh();
 
       assertThat(server(r, "chat-api").engine()).isEqualTo("vllm");
-      assertThat(server(r, "chat-api").state()).isEqualTo("starting");
-      assertThat(server(r, "code-api").state()).isEqualTo("down");
+      assertThat(server(r, "chat-api").state()).isEqualTo(ServerState.STARTING);
+      assertThat(server(r, "code-api").state()).isEqualTo(ServerState.DOWN);
       assertThat(server(r, "code-api").error()).isEqualTo("connect to 10.0.0.6:8000 refused");
-      assertThat(server(r, "lost").state()).isEqualTo("down");
+      assertThat(server(r, "lost").state()).isEqualTo(ServerState.DOWN);
       assertThat(server(r, "lost").error()).isEqualTo("not scraped");
     }
   }
@@ -196,7 +198,7 @@ class InferenceReceiverTest {
       scraper.failures.put("http://10.0.0.5:8000/metrics", "connection refused");
       r.refresh();
       ServerEntry e = server(r, "chat-api");
-      assertThat(e.state()).isEqualTo("down");
+      assertThat(e.state()).isEqualTo(ServerState.DOWN);
       assertThat(e.error()).isEqualTo("connection refused");
       assertThat(e.stats().running()).isNull();
       assertThat(r.health().state()).isEqualTo(HealthStatus.State.UNHEALTHY);
@@ -213,8 +215,8 @@ class InferenceReceiverTest {
       discovery.servers.add(discovered("vllm-8000", "http://127.0.0.1:8000/metrics", 1234L));
       scraper.failures.put("http://127.0.0.1:8000/metrics", "HTTP 404");
       r.refresh();
-      assertThat(server(r, "vllm-8000").state()).isEqualTo("down");
-      assertThat(server(r, "vllm-8000").source()).isEqualTo("discovered");
+      assertThat(server(r, "vllm-8000").state()).isEqualTo(ServerState.DOWN);
+      assertThat(server(r, "vllm-8000").source()).isEqualTo(ServerSource.DISCOVERED);
       assertThat(r.health()).isEqualTo(HealthStatus.healthy());
       assertThat(r.snapshot().alerts()).isEmpty();
     }
@@ -226,7 +228,7 @@ class InferenceReceiverTest {
       scraper.bodies.put("http://10.0.0.5:8000/metrics", "vllm:num_requests_running{model_name=\"m\" 1\n");
       r.refresh();
       ServerEntry e = server(r, "x");
-      assertThat(e.state()).isEqualTo("down");
+      assertThat(e.state()).isEqualTo(ServerState.DOWN);
       assertThat(e.error()).startsWith("malformed exposition: line 1");
     }
   }
@@ -238,7 +240,7 @@ class InferenceReceiverTest {
       r.refresh();
       ServerEntry e = server(r, "web");
       assertThat(e.engine()).isEqualTo("unknown");
-      assertThat(e.state()).isEqualTo("up");
+      assertThat(e.state()).isEqualTo(ServerState.UP);
       assertThat(e.stats().running()).isNull();
       assertThat(e.stats().requestsPerSecond()).isNull();
       assertThat(e.stats().ttft()).isNull();
@@ -311,7 +313,7 @@ class InferenceReceiverTest {
       discovery.servers.add(discovered("vllm-8000", "http://127.0.0.1:8000/metrics", 11L));
       clock.advanceSeconds(3);
       r.refresh();
-      assertThat(server(r, "vllm-8000").state()).isEqualTo("starting");
+      assertThat(server(r, "vllm-8000").state()).isEqualTo(ServerState.STARTING);
     }
   }
 
@@ -394,7 +396,7 @@ class InferenceReceiverTest {
       assertThat(e.models().get(0).stats().requestsPerSecond()).isCloseTo(2.0, within(1e-9));
       assertThat(e.models().get(1).name()).isEqualTo("model-b");
       assertThat(e.models().get(1).stats().running()).isEqualTo(1);
-      assertThat(e.models().get(1).state()).isEqualTo("up");
+      assertThat(e.models().get(1).state()).isEqualTo(ServerState.UP);
       // One re-exported TTFT histogram per model, never a total beside them.
       assertThat(r.exportedHistograms()).extracting(h -> h.attributes().get("gen_ai.request.model"))
           .containsExactly("model-a", "model-b");
@@ -439,7 +441,7 @@ class InferenceReceiverTest {
       scraper.bodies.remove(url);
       clock.advanceSeconds(10);
       r.refresh();
-      assertThat(server(r, "two").state()).isEqualTo("down");
+      assertThat(server(r, "two").state()).isEqualTo(ServerState.DOWN);
       assertThat(requests(r, null)).isEqualTo(16);
     }
   }
@@ -505,7 +507,7 @@ class InferenceReceiverTest {
       long restart = clock.epochNanos();
       scraper.bodies.put(url, fixture("vllm", "vllm-v1-dp2-small", 0));
       r.refresh();
-      assertThat(server(r, "chat-api").state()).isEqualTo("starting");
+      assertThat(server(r, "chat-api").state()).isEqualTo(ServerState.STARTING);
       assertThat(r.exportedHistograms().get(0).startEpochNanos()).isEqualTo(restart);
     }
   }

@@ -2,6 +2,7 @@ package dev.gputop.agent.demo;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.gputop.inference.export.Unavailable;
 import java.util.Locale;
 import java.util.Map;
 
@@ -34,13 +35,13 @@ public final class DemoTable {
    */
   public static String reasonCode(JsonNode server, String field) {
     switch (server.path("unavailable").path(field).asText("")) {
-      case "not_exported":
+      case Unavailable.NOT_EXPORTED:
         return "N/E";
-      case "no_requests":
+      case Unavailable.NO_REQUESTS:
         return "IDLE";
-      case "starting":
+      case Unavailable.STARTING:
         return "WAIT";
-      case "down":
+      case Unavailable.DOWN:
         return "DOWN";
       default:
         return null;

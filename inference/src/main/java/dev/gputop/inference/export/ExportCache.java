@@ -108,7 +108,7 @@ public final class ExportCache {
       return a;
     }
 
-    /** The state-set points, in the order of {@link StatsPoint#STATES}. */
+    /** The state-set points, in the order of {@link ServerState}. */
     List<Attributes> states() {
       if (states == null) {
         states = StatsPoint.stateAttributes(name, engine, pod);

@@ -3,6 +3,7 @@ package dev.gputop.inference.export;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.gputop.config.ExportedHistogram;
+import dev.gputop.inference.engine.Engine;
 import dev.gputop.inference.engine.EngineMapper;
 import dev.gputop.inference.stats.ServerStats;
 import dev.gputop.inference.testing.TextExpositions;
@@ -15,8 +16,7 @@ import org.junit.jupiter.api.Test;
 /** A server's attribute sets are built once and kept while it stays, with its engine. */
 class ExportCacheTest {
 
-  private static final ServerStats STATS =
-      new ServerStats(3, 1, null, null, null, null, null, null, null, null, null, null, null);
+  private static final ServerStats STATS = ServerStats.builder().running(3).waiting(1).build();
 
   private final ServerWindow window = new ServerWindow(Duration.ofMinutes(1), 8);
   private long nanos;
@@ -37,8 +37,8 @@ class ExportCacheTest {
   private InferenceSnapshot refresh(ExportCache cache, String engine, String... servers) {
     SnapshotBuilder b = new SnapshotBuilder(cache);
     for (String name : servers) {
-      b.add(new SnapshotBuilder.Server(name, "http://h:1/metrics", SnapshotBuilder.CONFIGURED,
-          List.of(), List.of(), engine, true, "up", null, STATS, Map.of(), window));
+      b.add(SnapshotBuilder.Server.builder(name, "http://h:1/metrics", ServerSource.CONFIGURED)
+          .engine(Engine.of(engine)).stats(STATS).window(window).build());
     }
     return b.build(new DiscoverySection(List.of(), List.of()));
   }
