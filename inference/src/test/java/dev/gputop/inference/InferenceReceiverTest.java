@@ -26,6 +26,9 @@ import dev.gputop.inference.scrape.Scraper;
 import dev.gputop.testing.ManualClock;
 import dev.gputop.inference.testing.TextExpositions;
 import io.opentelemetry.api.OpenTelemetry;
+import io.opentelemetry.api.common.AttributeKey;
+import io.opentelemetry.api.common.Attributes;
+import io.opentelemetry.sdk.testing.assertj.OpenTelemetryAssertions;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -342,7 +345,7 @@ class InferenceReceiverTest {
       // Its re-exported histograms carry the same pod attributes as its gauges.
       assertThat(r.exportedHistograms()).extracting(ExportedHistogram::name)
           .contains("gen_ai.server.time_to_first_token");
-      assertThat(r.exportedHistograms()).allSatisfy(h -> assertThat(h.attributes())
+      assertThat(r.exportedHistograms()).allSatisfy(h -> OpenTelemetryAssertions.assertThat(h.attributes())
           .containsEntry("server", "llm/chat-7f9c:8000")
           .containsEntry("k8s.namespace.name", "llm").containsEntry("k8s.pod.name", "chat-7f9c")
           .containsEntry("k8s.container.name", "vllm")
@@ -398,7 +401,7 @@ class InferenceReceiverTest {
       assertThat(e.models().get(1).stats().running()).isEqualTo(1);
       assertThat(e.models().get(1).state()).isEqualTo(ServerState.UP);
       // One re-exported TTFT histogram per model, never a total beside them.
-      assertThat(r.exportedHistograms()).extracting(h -> h.attributes().get("gen_ai.request.model"))
+      assertThat(r.exportedHistograms()).extracting(h -> h.attributes().get(AttributeKey.stringKey("gen_ai.request.model")))
           .containsExactly("model-a", "model-b");
     }
   }
@@ -434,8 +437,8 @@ class InferenceReceiverTest {
       assertThat(r.exportedCounters()).filteredOn(c -> c.name().equals("gputop.inference.requests"))
           .singleElement().satisfies(c -> {
             assertThat(c.startEpochNanos()).isEqualTo(first);
-            assertThat(c.attributes()).containsOnly(java.util.Map.entry("server", "two"),
-                java.util.Map.entry("engine", "vllm"), java.util.Map.entry("outcome", "success"));
+            assertThat(c.attributes()).isEqualTo(Attributes.of(AttributeKey.stringKey("server"), "two",
+                AttributeKey.stringKey("engine"), "vllm", AttributeKey.stringKey("outcome"), "success"));
           });
       // Down: the totals stay, so increase() over the outage is what came after it.
       scraper.bodies.remove(url);
@@ -449,8 +452,8 @@ class InferenceReceiverTest {
   private static double requests(InferenceReceiver r, String model) {
     return r.exportedCounters().stream()
         .filter(c -> c.name().equals(model == null ? "gputop.inference.requests" : "gputop.inference.model.requests"))
-        .filter(c -> model == null || model.equals(c.attributes().get("model")))
-        .filter(c -> "success".equals(c.attributes().get("outcome")))
+        .filter(c -> model == null || model.equals(c.attributes().get(AttributeKey.stringKey("model"))))
+        .filter(c -> "success".equals(c.attributes().get(AttributeKey.stringKey("outcome"))))
         .mapToDouble(dev.gputop.config.ExportedCounter::value).findFirst().orElse(Double.NaN);
   }
 
@@ -491,12 +494,12 @@ class InferenceReceiverTest {
       assertThat(ttft.boundaries()).hasSize(22).startsWith(0.001, 0.005).endsWith(2560.0);
       // Engine 0 has 380 observations, engine 1 has 80: cumulative, summed per bucket.
       assertThat(ttft.count()).isEqualTo(460);
-      assertThat(ttft.counts().stream().mapToLong(Long::longValue).sum()).isEqualTo(460);
+      assertThat(java.util.Arrays.stream(ttft.counts()).sum()).isEqualTo(460);
       // ≤0.1: 50 (engine 0); (0.1, 0.25]: 160 + 50.
-      assertThat(ttft.counts().get(7)).isEqualTo(50);
-      assertThat(ttft.counts().get(8)).isEqualTo(210);
+      assertThat(ttft.counts()[7]).isEqualTo(50);
+      assertThat(ttft.counts()[8]).isEqualTo(210);
       assertThat(ttft.sum()).isCloseTo(163.5, within(1e-9));
-      assertThat(ttft.attributes()).containsEntry("server", "chat-api").containsEntry("engine", "vllm")
+      OpenTelemetryAssertions.assertThat(ttft.attributes()).containsEntry("server", "chat-api").containsEntry("engine", "vllm")
           .containsEntry("gen_ai.provider.name", "vllm")
           .containsEntry("gen_ai.request.model", "meta-llama/Llama-3.1-8B-Instruct");
       assertThat(r.exportedHistograms()).extracting(ExportedHistogram::name).containsExactly(

@@ -3,11 +3,13 @@ package dev.gputop.inference.export;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.gputop.config.ExportedHistogram;
+import dev.gputop.inference.engine.Concept;
 import dev.gputop.inference.engine.Engine;
 import dev.gputop.inference.engine.EngineMapper;
 import dev.gputop.inference.stats.ServerStats;
 import dev.gputop.inference.testing.TextExpositions;
 import dev.gputop.inference.window.ServerWindow;
+import io.opentelemetry.sdk.testing.assertj.OpenTelemetryAssertions;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -69,9 +71,14 @@ class ExportCacheTest {
     ExportedHistogram first = refresh(cache, "vllm", "a").histograms().get(0);
     scrape(10);
     ExportedHistogram second = refresh(cache, "vllm", "a").histograms().get(0);
-    assertThat(second.attributes()).isSameAs(first.attributes())
+    assertThat(second.attributes()).isSameAs(first.attributes());
+    OpenTelemetryAssertions.assertThat(second.attributes())
         .containsEntry("server", "a").containsEntry("gen_ai.request.model", "m");
-    assertThat(second.boundaries()).isSameAs(first.boundaries()).containsExactly(0.5, 1.0);
+    // The boundaries of a layout are found once (the histogram keeps a copy of its own).
+    double[] bounds = window.columns(Concept.TTFT).get(0).bounds();
+    assertThat(cache.server("a", "vllm", null).layout(bounds).boundaries)
+        .isSameAs(cache.server("a", "vllm", null).layout(bounds).boundaries).containsExactly(0.5, 1.0);
+    assertThat(second.boundaries()).containsExactly(0.5, 1.0);
     assertThat(first.counts()).containsExactly(0L, 4L, 0L);
     assertThat(second.counts()).containsExactly(0L, 10L, 0L);
     assertThat(second.count()).isEqualTo(10);
