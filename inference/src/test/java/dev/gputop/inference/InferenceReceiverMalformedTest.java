@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.sun.net.httpserver.HttpServer;
 import dev.gputop.config.Clock;
-import dev.gputop.config.DiscoveryConfig;
 import dev.gputop.config.Endpoint;
 import dev.gputop.config.InferenceConfig;
 import dev.gputop.config.ScrapeConfig;
@@ -77,8 +76,7 @@ class InferenceReceiverMalformedTest {
   void bodyThatFailsTheParser_isMalformedInTheScrapeCounters_andTheServerIsDown() {
     Endpoint vllm = new Endpoint("vllm", URI.create("http://127.0.0.1:"
         + server.getAddress().getPort() + "/metrics"), Map.of(), null, TlsConfig.defaults());
-    InferenceConfig config = new InferenceConfig(true, Duration.ofMinutes(1),
-        DiscoveryConfig.defaults(), List.of(vllm), ScrapeConfig.defaults());
+    InferenceConfig config = InferenceConfig.builder().window(Duration.ofMinutes(1)).endpoints(List.of(vllm)).build();
     try (HttpScraper scraper = new HttpScraper(ScrapeConfig.defaults(), Clock.system(), sdk);
         InferenceReceiver receiver = new InferenceReceiver(
             config, Duration.ofSeconds(3), scraper, null, Clock.system(), sdk)) {

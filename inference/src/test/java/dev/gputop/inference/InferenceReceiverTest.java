@@ -5,13 +5,11 @@ import static org.assertj.core.api.Assertions.within;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.gputop.config.DiscoveryConfig;
 import dev.gputop.config.Endpoint;
 import dev.gputop.config.ExportedHistogram;
 import dev.gputop.config.HealthStatus;
 import dev.gputop.config.InferenceConfig;
 import dev.gputop.config.ReceiverProvider;
-import dev.gputop.config.ScrapeConfig;
 import dev.gputop.config.TlsConfig;
 import dev.gputop.inference.discovery.DiscoveredServer;
 import dev.gputop.inference.discovery.DiscoveryResult;
@@ -50,8 +48,8 @@ class InferenceReceiverTest {
   private final FakeDiscovery discovery = new FakeDiscovery();
 
   private InferenceReceiver receiver(Endpoint... endpoints) {
-    InferenceConfig config = new InferenceConfig(true, Duration.ofMinutes(1), DiscoveryConfig.defaults(),
-        List.of(endpoints), ScrapeConfig.defaults());
+    InferenceConfig config = InferenceConfig.builder().window(Duration.ofMinutes(1)).endpoints(List.of(endpoints))
+        .build();
     return new InferenceReceiver(config, Duration.ofSeconds(3), scraper, discovery, clock, OpenTelemetry.noop());
   }
 
@@ -108,9 +106,9 @@ class InferenceReceiverTest {
 
   @Test
   void refresh_configuredQuantiles_areTheOnesEveryLatencyReports() {
-    InferenceConfig config = new InferenceConfig(true, Duration.ofMinutes(1),
-        DiscoveryConfig.defaults(), List.of(endpoint("chat-api", "http://10.0.0.5:8000/metrics")),
-        ScrapeConfig.defaults()).withQuantiles(List.of(0.95, 0.5));
+    InferenceConfig config = InferenceConfig.builder().window(Duration.ofMinutes(1))
+        .endpoints(List.of(endpoint("chat-api", "http://10.0.0.5:8000/metrics")))
+        .quantiles(List.of(0.95, 0.5)).build();
     try (InferenceReceiver r = new InferenceReceiver(
         config, Duration.ofSeconds(3), scraper, discovery, clock, OpenTelemetry.noop())) {
       scraper.bodies.put("http://10.0.0.5:8000/metrics", fixture("vllm", "vllm-v1-dp2-small", 0));
