@@ -16,6 +16,8 @@ import dev.gputop.inference.export.DiscoverySection;
 import dev.gputop.inference.export.ExportCache;
 import dev.gputop.inference.export.InferenceMetrics;
 import dev.gputop.inference.export.InferenceSnapshot;
+import dev.gputop.inference.export.ServerSource;
+import dev.gputop.inference.export.ServerState;
 import dev.gputop.inference.export.SnapshotBuilder;
 import dev.gputop.inference.parse.ExpositionFormatException;
 import dev.gputop.inference.parse.ExpositionParser;
@@ -71,9 +73,6 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
 
   private static final Logger logger = Logger.getLogger(InferenceReceiver.class.getName());
 
-  static final String CONFIGURED = SnapshotBuilder.CONFIGURED;
-  static final String DISCOVERED = SnapshotBuilder.DISCOVERED;
-
   private final InferenceConfig config;
   /** {@code inference.quantiles}, which every latency reports. */
   private final Quantiles quantiles;
@@ -86,7 +85,7 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
   /** The servers' attribute sets, kept from one refresh to the next (refresh thread only). */
   private final ExportCache exportCache = new ExportCache();
   private final EngineMapper mapper;
-  private final Map<String, ServerState> states = new LinkedHashMap<>();
+  private final Map<String, Tracked> states = new LinkedHashMap<>();
   private final AtomicReference<InferenceSnapshot> snapshot =
       new AtomicReference<>(InferenceSnapshot.empty());
   private final InferenceMetrics metrics;
@@ -171,7 +170,7 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
    * One target of a cycle: the endpoint as configured or discovered (never copied), and what
    * discovery found about it this cycle (null when it did not find a configured endpoint).
    */
-  private record Target(Endpoint endpoint, String source, DiscoveredServer found) {
+  private record Target(Endpoint endpoint, ServerSource source, DiscoveredServer found) {
     String name() {
       return endpoint.name();
     }
@@ -181,7 +180,7 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
     }
 
     String key() {
-      return source + " " + endpoint.name() + " " + endpoint.url();
+      return source.jsonName() + " " + endpoint.name() + " " + endpoint.url();
     }
 
     /** The GPUs configured for the endpoint ({@code gpus:}), else those discovery found. */
@@ -210,12 +209,12 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
 
     // Each body is parsed by its server's state as the scraper reads it, so a body the parser
     // refuses is a malformed scrape in the scrape counters too (docs/scraping.md, "Outcomes").
-    Map<Endpoint, ServerState> readers = new HashMap<>();
+    Map<Endpoint, Tracked> readers = new HashMap<>();
     for (Target t : targets) {
       readers.putIfAbsent(t.endpoint(), states.computeIfAbsent(t.key(), k -> newState(t)));
     }
     Map<Endpoint, ScrapeResult> results = scrape(targets, r -> {
-      ServerState reader = readers.get(r.target());
+      Tracked reader = readers.get(r.target());
       return reader == null ? null : reader.read(r, mapper);
     });
 
@@ -232,7 +231,7 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
     SnapshotBuilder out = new SnapshotBuilder(exportCache);
     for (Target t : targets) {
       live.add(t.key());
-      ServerState st = states.get(t.key());
+      Tracked st = states.get(t.key());
       st.accept(results.get(t.endpoint()), nanos, epoch, mapper);
       List<Integer> gpus = t.gpus();
       boolean shared = false;
@@ -248,10 +247,10 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
         energyWindow = st.energy.window(st.window.nanos(0));
       }
 
-      String state = st.state();
-      boolean down = "down".equals(state);
+      ServerState state = st.state();
+      boolean down = state == ServerState.DOWN;
       List<String> served = st.window.models();
-      String engine = st.engineId;
+      String engine = st.outputEngine.id();
       // A server's total is matched with its model when it serves one (docs/inference.md).
       String onlyModel = served.size() == 1 && !served.get(0).isEmpty() ? served.get(0) : null;
       ServerStats stats = down ? ServerStats.EMPTY : WindowStatistics.compute(st.window, null,
@@ -265,9 +264,10 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
       }
       Efficiency efficiency = Efficiency.of(gpus, shared, readings, energyWindow,
           stats.generationTokensPerSecond(), config.costPerGpuHour());
-      out.add(new SnapshotBuilder.Server(t.name(), t.url().toString(), t.source(), gpus, t.pids(),
-          engine, st.engine != Engine.UNKNOWN, state, st.error, stats, models, st.window, t.pod(),
-          st.counters, served, efficiency, gpus.isEmpty() || shared ? null : st.energy));
+      out.add(SnapshotBuilder.Server.builder(t.name(), t.url().toString(), t.source())
+          .gpus(gpus).pids(t.pids()).engine(st.outputEngine).state(state, st.error).stats(stats)
+          .models(models).window(st.window).pod(t.pod()).counters(st.counters).servedModels(served)
+          .efficiency(efficiency).energy(gpus.isEmpty() || shared ? null : st.energy).build());
     }
     // Servers that left discovery (or config) leave now, with everything they held.
     states.keySet().retainAll(live);
@@ -339,7 +339,7 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
       String u = sameUrl(e.url());
       // A configured endpoint that discovery also found gets its GPUs and PIDs.
       DiscoveredServer d = byUrl.get(u);
-      out.add(new Target(e, CONFIGURED, d));
+      out.add(new Target(e, ServerSource.CONFIGURED, d));
       urls.add(u);
       names.add(e.name());
     }
@@ -353,7 +353,7 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
             + " is not scraped: another server already has that name");
         continue;
       }
-      out.add(new Target(d.endpoint(), DISCOVERED, d));
+      out.add(new Target(d.endpoint(), ServerSource.DISCOVERED, d));
     }
     return out;
   }
@@ -383,14 +383,14 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
   /** What all servers' parsers share (strings, labels, keys); they parse on the refresh thread. */
   private final ParserTables parserTables = new ParserTables();
 
-  private ServerState newState(Target t) {
+  private Tracked newState(Target t) {
     ScrapeConfig s = config.scrape();
     ParserLimits limits = new ParserLimits(s.maxLineLength(), s.maxSeries(), s.maxLabels());
     if (logger.isLoggable(Level.INFO)) {
-      logger.info("inference server " + t.name() + " (" + t.source() + ") at " + t.url());
+      logger.info("inference server " + t.name() + " (" + t.source().jsonName() + ") at " + t.url());
     }
-    return new ServerState(t.name(), CONFIGURED.equals(t.source()),
-        t.found() == null ? Engine.UNKNOWN.id() : t.found().engine(),
+    return new Tracked(t.name(), t.source() == ServerSource.CONFIGURED,
+        t.found() == null ? Engine.UNKNOWN : Engine.of(t.found().engine()),
         new ExpositionParser(limits, parserTables), new ServerWindow(config.window(), maxScrapes),
         new ServerEnergy(maxScrapes));
   }
@@ -446,7 +446,7 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
   }
 
   /** What the receiver keeps per server between cycles. Used by the refresh thread only. */
-  private static final class ServerState {
+  private static final class Tracked {
     final String name;
     final boolean configured;
     final ExpositionParser parser;
@@ -467,18 +467,18 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
      * first, what discovery recognized from the command line, or {@code unknown} for a
      * configured endpoint.
      */
-    String engineId;
+    Engine outputEngine;
     long lastRestartLogNanos;
     boolean ok;
     boolean scraped;
     String error;
 
-    ServerState(String name, boolean configured, String engineId, ExpositionParser parser, ServerWindow window,
+    Tracked(String name, boolean configured, Engine outputEngine, ExpositionParser parser, ServerWindow window,
         ServerEnergy energy) {
       this.energy = energy;
       this.name = name;
       this.configured = configured;
-      this.engineId = engineId;
+      this.outputEngine = outputEngine;
       this.parser = parser;
       this.window = window;
     }
@@ -565,19 +565,19 @@ public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
               "inference server " + name + ": statistics window restarted: " + restart);
         }
         engine = s.engine();
-        engineId = engine.id();
+        outputEngine = engine;
         return null;
       } catch (RuntimeException ex) {
         return "can't read exposition: " + ex;
       }
     }
 
-    String state() {
+    ServerState state() {
       if (!ok) {
-        return "down";
+        return ServerState.DOWN;
       }
       // An unknown engine has nothing to compute over a window: it is simply up.
-      return engine == Engine.UNKNOWN || window.size() >= 2 ? "up" : "starting";
+      return engine == Engine.UNKNOWN || window.size() >= 2 ? ServerState.UP : ServerState.STARTING;
     }
   }
 }

@@ -3,10 +3,8 @@ package dev.gputop.inference;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
-import dev.gputop.config.DiscoveryConfig;
 import dev.gputop.config.Endpoint;
 import dev.gputop.config.InferenceConfig;
-import dev.gputop.config.ScrapeConfig;
 import dev.gputop.config.SloConfig;
 import dev.gputop.config.SloTargets;
 import dev.gputop.config.services.GpuPowerSource;
@@ -14,6 +12,7 @@ import dev.gputop.config.services.GpuReading;
 import dev.gputop.inference.discovery.DiscoveredServer;
 import dev.gputop.inference.export.ServerEntry;
 import dev.gputop.inference.stats.Efficiency;
+import dev.gputop.inference.stats.SloKind;
 import dev.gputop.inference.stats.SloStats;
 import dev.gputop.testing.ManualClock;
 import io.opentelemetry.api.OpenTelemetry;
@@ -40,8 +39,7 @@ class EfficiencyReceiverTest {
   private GpuPowerSource.Readings readings = GpuPowerSource.Readings.NONE;
 
   private InferenceReceiver receiver(SloConfig slo) {
-    InferenceConfig config = new InferenceConfig(true, Duration.ofMinutes(1), DiscoveryConfig.defaults(),
-        List.of(), ScrapeConfig.defaults(), slo);
+    InferenceConfig config = InferenceConfig.builder().window(Duration.ofMinutes(1)).slo(slo).build();
     GpuPowerSource source = () -> readings;
     return new InferenceReceiver(config, Duration.ofSeconds(3), scraper, discovery, clock, OpenTelemetry.noop())
         .withGpuPower(() -> source);

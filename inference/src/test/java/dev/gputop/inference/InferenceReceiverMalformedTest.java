@@ -5,11 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.sun.net.httpserver.HttpServer;
 import dev.gputop.config.DiscoveryConfig;
+import dev.gputop.receiver.Clock;
 import dev.gputop.config.Endpoint;
 import dev.gputop.config.InferenceConfig;
 import dev.gputop.config.ScrapeConfig;
 import dev.gputop.config.TlsConfig;
 import dev.gputop.inference.export.ServerEntry;
+import dev.gputop.inference.export.ServerState;
 import dev.gputop.inference.scrape.HttpScraper;
 import dev.gputop.receiver.Clock;
 import io.opentelemetry.api.common.AttributeKey;
@@ -76,15 +78,14 @@ class InferenceReceiverMalformedTest {
   void bodyThatFailsTheParser_isMalformedInTheScrapeCounters_andTheServerIsDown() {
     Endpoint vllm = new Endpoint("vllm", URI.create("http://127.0.0.1:"
         + server.getAddress().getPort() + "/metrics"), Map.of(), null, TlsConfig.defaults());
-    InferenceConfig config = new InferenceConfig(true, Duration.ofMinutes(1),
-        DiscoveryConfig.defaults(), List.of(vllm), ScrapeConfig.defaults());
+    InferenceConfig config = InferenceConfig.builder().window(Duration.ofMinutes(1)).endpoints(List.of(vllm)).build();
     try (HttpScraper scraper = new HttpScraper(ScrapeConfig.defaults(), Clock.system(), sdk);
         InferenceReceiver receiver = new InferenceReceiver(
             config, Duration.ofSeconds(3), scraper, null, Clock.system(), sdk)) {
       receiver.refresh();
 
       ServerEntry down = receiver.snapshot().servers().get(0);
-      assertThat(down.state()).isEqualTo("down");
+      assertThat(down.state()).isEqualTo(ServerState.DOWN);
       assertThat(down.error()).startsWith("malformed exposition: line 3: ");
       assertThat(count(metricReader.collectAllMetrics(), "malformed")).isEqualTo(1);
 
@@ -92,7 +93,7 @@ class InferenceReceiverMalformedTest {
       body.set(GOOD);
       receiver.refresh();
 
-      assertThat(receiver.snapshot().servers().get(0).state()).isNotEqualTo("down");
+      assertThat(receiver.snapshot().servers().get(0).state()).isNotEqualTo(ServerState.DOWN);
       List<MetricData> metrics = List.copyOf(metricReader.collectAllMetrics());
       assertThat(count(metrics, "malformed")).isEqualTo(1);
       assertThat(count(metrics, "success")).isEqualTo(1);

@@ -12,6 +12,7 @@ import dev.gputop.config.services.ProcessOwnerLookup;
 import dev.gputop.inference.export.ServerEntry;
 import dev.gputop.receiver.HealthStatus;
 import dev.gputop.receiver.Receiver;
+import dev.gputop.inference.export.ServerState;
 import dev.gputop.testing.ManualClock;
 import dev.gputop.testing.TestReceiverContext;
 import java.io.OutputStream;
@@ -68,14 +69,15 @@ class InferenceReceiverSocketTest {
     try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
       closedPort = s.getLocalPort();
     }
-    InferenceConfig inference = new InferenceConfig(true, Duration.ofMinutes(1),
-        new DiscoveryConfig(false, DiscoveryConfig.Scope.GPU, "/proc"),
-        List.of(InferenceReceiverTest.endpoint("tgi", "http://127.0.0.1:" + port + "/metrics"),
-            InferenceReceiverTest.endpoint("gone", "http://127.0.0.1:" + closedPort + "/metrics")),
-        new ScrapeConfig(Duration.ofSeconds(2), 1 << 20, 64 << 10, 200_000, 64, 4));
-    AgentConfig defaults = AgentConfig.defaults();
-    AgentConfig config = new AgentConfig(Duration.ofSeconds(3), "off", inference, defaults.nvml(),
-        defaults.kubernetes());
+    InferenceConfig inference = InferenceConfig.builder().window(Duration.ofMinutes(1))
+        .discovery(new DiscoveryConfig(false, DiscoveryConfig.Scope.GPU, "/proc"))
+        .endpoints(List.of(InferenceReceiverTest.endpoint("tgi", "http://127.0.0.1:" + port + "/metrics"),
+            InferenceReceiverTest.endpoint("gone", "http://127.0.0.1:" + closedPort + "/metrics")))
+        .scrape(ScrapeConfig.builder().timeout(Duration.ofSeconds(2)).maxBodyBytes(1 << 20).maxLineLength(64 << 10)
+            .maxSeries(200_000).maxLabels(64).concurrency(4).build())
+        .build();
+    AgentConfig config = AgentConfig.builder().refreshNormal(Duration.ofSeconds(3)).listen("off").inference(inference)
+        .build();
     TestReceiverContext context = new TestReceiverContext(config, clock);
     try (Receiver r = new InferenceReceiverProvider().create(context)) {
       assertThat(context.lookup(ProcessOwnerLookup.class)).isSameAs(r);
@@ -88,11 +90,11 @@ class InferenceReceiverSocketTest {
       assertThat(r.contribution().servers()).isEqualTo(servers);
       ServerEntry tgi = servers.get(0);
       assertThat(tgi.engine()).isEqualTo("tgi");
-      assertThat(tgi.state()).isEqualTo("up");
+      assertThat(tgi.state()).isEqualTo(ServerState.UP);
       assertThat(tgi.stats().requestsPerSecond()).isCloseTo(5.0, within(1e-9));
       assertThat(tgi.stats().ttft()).isNull();
       ServerEntry gone = servers.get(1);
-      assertThat(gone.state()).isEqualTo("down");
+      assertThat(gone.state()).isEqualTo(ServerState.DOWN);
       assertThat(gone.error()).isNotBlank();
       assertThat(r.health().state()).isEqualTo(HealthStatus.State.UNHEALTHY);
       assertThat(r.health().reasons()).singleElement().asString().contains("gone");
@@ -102,18 +104,19 @@ class InferenceReceiverSocketTest {
   @Test
   void anHtmlPageWhereMetricsShouldBe_isAFailedScrape_inStateHealthAlertsAndUp() throws Exception {
     int port = server.getAddress().getPort();
-    InferenceConfig inference = new InferenceConfig(true, Duration.ofMinutes(1),
-        new DiscoveryConfig(false, DiscoveryConfig.Scope.GPU, "/proc"),
-        List.of(InferenceReceiverTest.endpoint("behind-sso", "http://127.0.0.1:" + port + "/login")),
-        new ScrapeConfig(Duration.ofSeconds(2), 1 << 20, 64 << 10, 200_000, 64, 4));
-    AgentConfig defaults = AgentConfig.defaults();
-    AgentConfig config = new AgentConfig(Duration.ofSeconds(3), "off", inference, defaults.nvml(),
-        defaults.kubernetes());
+    InferenceConfig inference = InferenceConfig.builder().window(Duration.ofMinutes(1))
+        .discovery(new DiscoveryConfig(false, DiscoveryConfig.Scope.GPU, "/proc"))
+        .endpoints(List.of(InferenceReceiverTest.endpoint("behind-sso", "http://127.0.0.1:" + port + "/login")))
+        .scrape(ScrapeConfig.builder().timeout(Duration.ofSeconds(2)).maxBodyBytes(1 << 20).maxLineLength(64 << 10)
+            .maxSeries(200_000).maxLabels(64).concurrency(4).build())
+        .build();
+    AgentConfig config = AgentConfig.builder().refreshNormal(Duration.ofSeconds(3)).listen("off").inference(inference)
+        .build();
     TestReceiverContext context = new TestReceiverContext(config, clock);
     try (InferenceReceiver r = (InferenceReceiver) new InferenceReceiverProvider().create(context)) {
       r.refresh();
       ServerEntry e = r.snapshot().servers().get(0);
-      assertThat(e.state()).isEqualTo("down");
+      assertThat(e.state()).isEqualTo(ServerState.DOWN);
       assertThat(e.error()).startsWith("the body is an HTML or XML page (Content-Type text/html), not a metrics exposition");
       assertThat(r.health().state()).isEqualTo(HealthStatus.State.UNHEALTHY);
       assertThat(r.snapshot().alerts()).extracting(dev.gputop.receiver.Alert::name)

@@ -5,16 +5,18 @@ import static org.assertj.core.api.Assertions.within;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.gputop.config.DiscoveryConfig;
 import dev.gputop.config.Endpoint;
 import dev.gputop.config.InferenceConfig;
 import dev.gputop.config.ScrapeConfig;
+import dev.gputop.receiver.ReceiverProvider;
 import dev.gputop.config.TlsConfig;
 import dev.gputop.inference.discovery.DiscoveredServer;
 import dev.gputop.inference.discovery.DiscoveryResult;
 import dev.gputop.inference.discovery.ServerDiscovery;
 import dev.gputop.inference.discovery.SkippedProcess;
 import dev.gputop.inference.export.ServerEntry;
+import dev.gputop.inference.export.ServerSource;
+import dev.gputop.inference.export.ServerState;
 import dev.gputop.inference.scrape.ScrapeResult;
 import dev.gputop.inference.scrape.Scraper;
 import dev.gputop.inference.testing.TextExpositions;
@@ -25,6 +27,9 @@ import dev.gputop.receiver.HealthStatus;
 import dev.gputop.receiver.ReceiverProvider;
 import dev.gputop.testing.ManualClock;
 import io.opentelemetry.api.OpenTelemetry;
+import io.opentelemetry.api.common.AttributeKey;
+import io.opentelemetry.api.common.Attributes;
+import io.opentelemetry.sdk.testing.assertj.OpenTelemetryAssertions;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -46,8 +51,8 @@ class InferenceReceiverTest {
   private final FakeDiscovery discovery = new FakeDiscovery();
 
   private InferenceReceiver receiver(Endpoint... endpoints) {
-    InferenceConfig config = new InferenceConfig(true, Duration.ofMinutes(1), DiscoveryConfig.defaults(),
-        List.of(endpoints), ScrapeConfig.defaults());
+    InferenceConfig config = InferenceConfig.builder().window(Duration.ofMinutes(1)).endpoints(List.of(endpoints))
+        .build();
     return new InferenceReceiver(config, Duration.ofSeconds(3), scraper, discovery, clock, OpenTelemetry.noop());
   }
 
@@ -75,8 +80,8 @@ class InferenceReceiverTest {
       r.refresh();
       ServerEntry first = server(r, "chat-api");
       assertThat(first.engine()).isEqualTo("vllm");
-      assertThat(first.source()).isEqualTo("configured");
-      assertThat(first.state()).isEqualTo("starting");
+      assertThat(first.source()).isEqualTo(ServerSource.CONFIGURED);
+      assertThat(first.state()).isEqualTo(ServerState.STARTING);
       assertThat(first.stats().running()).isEqualTo(1);
       assertThat(first.stats().requestsPerSecond()).isNull();
       // Exported but not computable yet: the object is there, every field null.
@@ -86,7 +91,7 @@ class InferenceReceiverTest {
       scraper.bodies.put("http://10.0.0.5:8000/metrics", fixture("vllm", "vllm-v1-dp2-small", 1));
       r.refresh();
       ServerEntry e = server(r, "chat-api");
-      assertThat(e.state()).isEqualTo("up");
+      assertThat(e.state()).isEqualTo(ServerState.UP);
       assertThat(e.error()).isNull();
       assertThat(e.stats().running()).isEqualTo(5);
       assertThat(e.stats().requestsPerSecond()).isCloseTo(4.0, within(1e-9));
@@ -104,9 +109,9 @@ class InferenceReceiverTest {
 
   @Test
   void refresh_configuredQuantiles_areTheOnesEveryLatencyReports() {
-    InferenceConfig config = new InferenceConfig(true, Duration.ofMinutes(1),
-        DiscoveryConfig.defaults(), List.of(endpoint("chat-api", "http://10.0.0.5:8000/metrics")),
-        ScrapeConfig.defaults()).withQuantiles(List.of(0.95, 0.5));
+    InferenceConfig config = InferenceConfig.builder().window(Duration.ofMinutes(1))
+        .endpoints(List.of(endpoint("chat-api", "http://10.0.0.5:8000/metrics")))
+        .quantiles(List.of(0.95, 0.5)).build();
     try (InferenceReceiver r = new InferenceReceiver(
         config, Duration.ofSeconds(3), scraper, discovery, clock, OpenTelemetry.noop())) {
       scraper.bodies.put("http://10.0.0.5:8000/metrics", fixture("vllm", "vllm-v1-dp2-small", 0));
@@ -145,10 +150,10 @@ class InferenceReceiverTest {
       r.refresh();
 
       assertThat(server(r, "chat-api").engine()).isEqualTo("vllm");
-      assertThat(server(r, "chat-api").state()).isEqualTo("starting");
-      assertThat(server(r, "code-api").state()).isEqualTo("down");
+      assertThat(server(r, "chat-api").state()).isEqualTo(ServerState.STARTING);
+      assertThat(server(r, "code-api").state()).isEqualTo(ServerState.DOWN);
       assertThat(server(r, "code-api").error()).isEqualTo("connect to 10.0.0.6:8000 refused");
-      assertThat(server(r, "lost").state()).isEqualTo("down");
+      assertThat(server(r, "lost").state()).isEqualTo(ServerState.DOWN);
       assertThat(server(r, "lost").error()).isEqualTo("not scraped");
     }
   }
@@ -200,7 +205,7 @@ class InferenceReceiverTest {
       scraper.failures.put("http://10.0.0.5:8000/metrics", "connection refused");
       r.refresh();
       ServerEntry e = server(r, "chat-api");
-      assertThat(e.state()).isEqualTo("down");
+      assertThat(e.state()).isEqualTo(ServerState.DOWN);
       assertThat(e.error()).isEqualTo("connection refused");
       assertThat(e.stats().running()).isNull();
       assertThat(r.health().state()).isEqualTo(HealthStatus.State.UNHEALTHY);
@@ -217,8 +222,8 @@ class InferenceReceiverTest {
       discovery.servers.add(discovered("vllm-8000", "http://127.0.0.1:8000/metrics", 1234L));
       scraper.failures.put("http://127.0.0.1:8000/metrics", "HTTP 404");
       r.refresh();
-      assertThat(server(r, "vllm-8000").state()).isEqualTo("down");
-      assertThat(server(r, "vllm-8000").source()).isEqualTo("discovered");
+      assertThat(server(r, "vllm-8000").state()).isEqualTo(ServerState.DOWN);
+      assertThat(server(r, "vllm-8000").source()).isEqualTo(ServerSource.DISCOVERED);
       assertThat(r.health()).isEqualTo(HealthStatus.healthy());
       assertThat(r.snapshot().alerts()).isEmpty();
     }
@@ -230,7 +235,7 @@ class InferenceReceiverTest {
       scraper.bodies.put("http://10.0.0.5:8000/metrics", "vllm:num_requests_running{model_name=\"m\" 1\n");
       r.refresh();
       ServerEntry e = server(r, "x");
-      assertThat(e.state()).isEqualTo("down");
+      assertThat(e.state()).isEqualTo(ServerState.DOWN);
       assertThat(e.error()).startsWith("malformed exposition: line 1");
     }
   }
@@ -242,7 +247,7 @@ class InferenceReceiverTest {
       r.refresh();
       ServerEntry e = server(r, "web");
       assertThat(e.engine()).isEqualTo("unknown");
-      assertThat(e.state()).isEqualTo("up");
+      assertThat(e.state()).isEqualTo(ServerState.UP);
       assertThat(e.stats().running()).isNull();
       assertThat(e.stats().requestsPerSecond()).isNull();
       assertThat(e.stats().ttft()).isNull();
@@ -315,7 +320,7 @@ class InferenceReceiverTest {
       discovery.servers.add(discovered("vllm-8000", "http://127.0.0.1:8000/metrics", 11L));
       clock.advanceSeconds(3);
       r.refresh();
-      assertThat(server(r, "vllm-8000").state()).isEqualTo("starting");
+      assertThat(server(r, "vllm-8000").state()).isEqualTo(ServerState.STARTING);
     }
   }
 
@@ -344,7 +349,7 @@ class InferenceReceiverTest {
       // Its re-exported histograms carry the same pod attributes as its gauges.
       assertThat(r.exportedHistograms()).extracting(ExportedHistogram::name)
           .contains("gen_ai.server.time_to_first_token");
-      assertThat(r.exportedHistograms()).allSatisfy(h -> assertThat(h.attributes())
+      assertThat(r.exportedHistograms()).allSatisfy(h -> OpenTelemetryAssertions.assertThat(h.attributes())
           .containsEntry("server", "llm/chat-7f9c:8000")
           .containsEntry("k8s.namespace.name", "llm").containsEntry("k8s.pod.name", "chat-7f9c")
           .containsEntry("k8s.container.name", "vllm")
@@ -398,9 +403,9 @@ class InferenceReceiverTest {
       assertThat(e.models().get(0).stats().requestsPerSecond()).isCloseTo(2.0, within(1e-9));
       assertThat(e.models().get(1).name()).isEqualTo("model-b");
       assertThat(e.models().get(1).stats().running()).isEqualTo(1);
-      assertThat(e.models().get(1).state()).isEqualTo("up");
+      assertThat(e.models().get(1).state()).isEqualTo(ServerState.UP);
       // One re-exported TTFT histogram per model, never a total beside them.
-      assertThat(r.exportedHistograms()).extracting(h -> h.attributes().get("gen_ai.request.model"))
+      assertThat(r.exportedHistograms()).extracting(h -> h.attributes().get(AttributeKey.stringKey("gen_ai.request.model")))
           .containsExactly("model-a", "model-b");
     }
   }
@@ -436,14 +441,14 @@ class InferenceReceiverTest {
       assertThat(r.exportedCounters()).filteredOn(c -> c.name().equals("gputop.inference.requests"))
           .singleElement().satisfies(c -> {
             assertThat(c.startEpochNanos()).isEqualTo(first);
-            assertThat(c.attributes()).containsOnly(java.util.Map.entry("server", "two"),
-                java.util.Map.entry("engine", "vllm"), java.util.Map.entry("outcome", "success"));
+            assertThat(c.attributes()).isEqualTo(Attributes.of(AttributeKey.stringKey("server"), "two",
+                AttributeKey.stringKey("engine"), "vllm", AttributeKey.stringKey("outcome"), "success"));
           });
       // Down: the totals stay, so increase() over the outage is what came after it.
       scraper.bodies.remove(url);
       clock.advanceSeconds(10);
       r.refresh();
-      assertThat(server(r, "two").state()).isEqualTo("down");
+      assertThat(server(r, "two").state()).isEqualTo(ServerState.DOWN);
       assertThat(requests(r, null)).isEqualTo(16);
     }
   }
@@ -451,8 +456,8 @@ class InferenceReceiverTest {
   private static double requests(InferenceReceiver r, String model) {
     return r.exportedCounters().stream()
         .filter(c -> c.name().equals(model == null ? "gputop.inference.requests" : "gputop.inference.model.requests"))
-        .filter(c -> model == null || model.equals(c.attributes().get("model")))
-        .filter(c -> "success".equals(c.attributes().get("outcome")))
+        .filter(c -> model == null || model.equals(c.attributes().get(AttributeKey.stringKey("model"))))
+        .filter(c -> "success".equals(c.attributes().get(AttributeKey.stringKey("outcome"))))
         .mapToDouble(dev.gputop.receiver.ExportedCounter::value).findFirst().orElse(Double.NaN);
   }
 
@@ -493,12 +498,12 @@ class InferenceReceiverTest {
       assertThat(ttft.boundaries()).hasSize(22).startsWith(0.001, 0.005).endsWith(2560.0);
       // Engine 0 has 380 observations, engine 1 has 80: cumulative, summed per bucket.
       assertThat(ttft.count()).isEqualTo(460);
-      assertThat(ttft.counts().stream().mapToLong(Long::longValue).sum()).isEqualTo(460);
+      assertThat(java.util.Arrays.stream(ttft.counts()).sum()).isEqualTo(460);
       // ≤0.1: 50 (engine 0); (0.1, 0.25]: 160 + 50.
-      assertThat(ttft.counts().get(7)).isEqualTo(50);
-      assertThat(ttft.counts().get(8)).isEqualTo(210);
+      assertThat(ttft.counts()[7]).isEqualTo(50);
+      assertThat(ttft.counts()[8]).isEqualTo(210);
       assertThat(ttft.sum()).isCloseTo(163.5, within(1e-9));
-      assertThat(ttft.attributes()).containsEntry("server", "chat-api").containsEntry("engine", "vllm")
+      OpenTelemetryAssertions.assertThat(ttft.attributes()).containsEntry("server", "chat-api").containsEntry("engine", "vllm")
           .containsEntry("gen_ai.provider.name", "vllm")
           .containsEntry("gen_ai.request.model", "meta-llama/Llama-3.1-8B-Instruct");
       assertThat(r.exportedHistograms()).extracting(ExportedHistogram::name).containsExactly(
@@ -509,7 +514,7 @@ class InferenceReceiverTest {
       long restart = clock.epochNanos();
       scraper.bodies.put(url, fixture("vllm", "vllm-v1-dp2-small", 0));
       r.refresh();
-      assertThat(server(r, "chat-api").state()).isEqualTo("starting");
+      assertThat(server(r, "chat-api").state()).isEqualTo(ServerState.STARTING);
       assertThat(r.exportedHistograms().get(0).startEpochNanos()).isEqualTo(restart);
     }
   }

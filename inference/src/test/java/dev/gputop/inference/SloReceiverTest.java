@@ -5,10 +5,8 @@ import static org.assertj.core.api.Assertions.within;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.gputop.config.DiscoveryConfig;
 import dev.gputop.config.Endpoint;
 import dev.gputop.config.InferenceConfig;
-import dev.gputop.config.ScrapeConfig;
 import dev.gputop.config.SloConfig;
 import dev.gputop.config.SloOverride;
 import dev.gputop.config.SloTargets;
@@ -59,8 +57,8 @@ class SloReceiverTest {
   }
 
   private InferenceReceiver receiver(SloConfig slo, Endpoint... endpoints) {
-    InferenceConfig config = new InferenceConfig(true, Duration.ofMinutes(1), DiscoveryConfig.defaults(),
-        List.of(endpoints), ScrapeConfig.defaults(), slo);
+    InferenceConfig config = InferenceConfig.builder().window(Duration.ofMinutes(1)).endpoints(List.of(endpoints))
+        .slo(slo).build();
     return new InferenceReceiver(config, Duration.ofSeconds(3), scraper, null, clock,
         OpenTelemetrySdk.builder().setMeterProvider(provider).build());
   }

@@ -1,8 +1,6 @@
 package dev.gputop.nvml;
 
 import dev.gputop.config.AgentConfig;
-import dev.gputop.config.InferenceConfig;
-import dev.gputop.config.KubernetesConfig;
 import dev.gputop.config.NvmlConfig;
 import dev.gputop.testing.ManualClock;
 import dev.gputop.testing.TestReceiverContext;
@@ -26,12 +24,11 @@ final class TestContext extends TestReceiverContext {
 
   private TestContext(InMemoryMetricReader reader, ManualClock clock, String library) {
     super(
-        new AgentConfig(
-            Duration.ofSeconds(3),
-            "off",
-            InferenceConfig.defaults(),
-            new NvmlConfig(true, library),
-            KubernetesConfig.defaults()),
+        AgentConfig.builder()
+            .refreshNormal(Duration.ofSeconds(3))
+            .listen("off")
+            .nvml(new NvmlConfig(true, library))
+            .build(),
         OpenTelemetrySdk.builder()
             .setMeterProvider(SdkMeterProvider.builder().registerMetricReader(reader).build())
             .build(),

@@ -39,12 +39,6 @@ public record AgentConfig(
     }
   }
 
-  /** A configuration with the listener's defaults (plain HTTP, no authentication). */
-  public AgentConfig(Duration refreshNormal, String listen, InferenceConfig inference, NvmlConfig nvml,
-      KubernetesConfig kubernetes) {
-    this(refreshNormal, listen, inference, nvml, kubernetes, ListenerConfig.defaults());
-  }
-
   /** The same configuration with another {@code listen} address. */
   public AgentConfig withListen(String otherListen) {
     return new AgentConfig(refreshNormal, otherListen, inference, nvml, kubernetes, listener);
@@ -58,6 +52,72 @@ public record AgentConfig(
   /** The configuration used when no file is given: every key at its {@link ConfigSchema} default. */
   public static AgentConfig defaults() {
     return ConfigSchema.defaults();
+  }
+
+  /** A builder that starts from {@link #defaults()}. */
+  public static Builder builder() {
+    return defaults().toBuilder();
+  }
+
+  /** A builder that starts from these settings. */
+  public Builder toBuilder() {
+    Builder b = new Builder();
+    b.refreshNormal = refreshNormal;
+    b.listen = listen;
+    b.inference = inference;
+    b.nvml = nvml;
+    b.kubernetes = kubernetes;
+    b.listener = listener;
+    return b;
+  }
+
+  /**
+   * Collects the components by name, from the settings it started with ({@link #toBuilder});
+   * {@link #build} hands them to the canonical constructor, which validates them.
+   */
+  public static final class Builder {
+    private Duration refreshNormal;
+    private String listen;
+    private InferenceConfig inference;
+    private NvmlConfig nvml;
+    private KubernetesConfig kubernetes;
+    private ListenerConfig listener;
+
+    private Builder() {}
+
+    public Builder refreshNormal(Duration value) {
+      this.refreshNormal = value;
+      return this;
+    }
+
+    public Builder listen(String value) {
+      this.listen = value;
+      return this;
+    }
+
+    public Builder inference(InferenceConfig value) {
+      this.inference = value;
+      return this;
+    }
+
+    public Builder nvml(NvmlConfig value) {
+      this.nvml = value;
+      return this;
+    }
+
+    public Builder kubernetes(KubernetesConfig value) {
+      this.kubernetes = value;
+      return this;
+    }
+
+    public Builder listener(ListenerConfig value) {
+      this.listener = value;
+      return this;
+    }
+
+    public AgentConfig build() {
+      return new AgentConfig(refreshNormal, listen, inference, nvml, kubernetes, listener);
+    }
   }
 
   /** Whether the HTTP listener is switched off ({@code listen: off}). */

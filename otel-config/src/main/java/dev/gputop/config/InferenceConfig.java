@@ -52,74 +52,97 @@ public record InferenceConfig(
     }
   }
 
-  /** Settings without a GPU price ({@code inference.costPerGpuHour}), at the default quantiles. */
-  public InferenceConfig(boolean enabled, Duration window, DiscoveryConfig discovery,
-      List<Endpoint> endpoints, ScrapeConfig scrape, SloConfig slo, EnginesConfig engines) {
-    this(enabled, window, discovery, endpoints, scrape, slo, engines, null, DEFAULT_QUANTILES);
+  /** A builder that starts from these settings. */
+  public Builder toBuilder() {
+    Builder b = new Builder();
+    b.enabled = enabled;
+    b.window = window;
+    b.discovery = discovery;
+    b.endpoints = endpoints;
+    b.scrape = scrape;
+    b.slo = slo;
+    b.engines = engines;
+    b.costPerGpuHour = costPerGpuHour;
+    b.quantiles = quantiles;
+    return b;
   }
 
-  /** Settings without profiles of the user's. */
-  public InferenceConfig(boolean enabled, Duration window, DiscoveryConfig discovery,
-      List<Endpoint> endpoints, ScrapeConfig scrape, SloConfig slo) {
-    this(enabled, window, discovery, endpoints, scrape, slo, EnginesConfig.none());
-  }
+  /**
+   * Collects the components by name, from the settings it started with ({@link #toBuilder});
+   * {@link #build} hands them to the canonical constructor, which validates them.
+   * A caller changing one setting (the demo: its endpoints, discovery off) keeps every other
+   * one, components added later included.
+   */
+  public static final class Builder {
+    private boolean enabled;
+    private Duration window;
+    private DiscoveryConfig discovery;
+    private List<Endpoint> endpoints;
+    private ScrapeConfig scrape;
+    private SloConfig slo;
+    private EnginesConfig engines;
+    private Double costPerGpuHour;
+    private List<Double> quantiles;
 
-  /** Settings without SLO targets. */
-  public InferenceConfig(boolean enabled, Duration window, DiscoveryConfig discovery,
-      List<Endpoint> endpoints, ScrapeConfig scrape) {
-    this(enabled, window, discovery, endpoints, scrape, SloConfig.defaults());
-  }
+    private Builder() {}
 
-  // One "with" per component, so that a caller changing one setting (the demo: its endpoints,
-  // discovery off) keeps every other one, including components added later.
+    public Builder enabled(boolean value) {
+      this.enabled = value;
+      return this;
+    }
 
-  public InferenceConfig withEnabled(boolean value) {
-    return new InferenceConfig(
-        value, window, discovery, endpoints, scrape, slo, engines, costPerGpuHour, quantiles);
-  }
+    public Builder window(Duration value) {
+      this.window = value;
+      return this;
+    }
 
-  public InferenceConfig withWindow(Duration value) {
-    return new InferenceConfig(
-        enabled, value, discovery, endpoints, scrape, slo, engines, costPerGpuHour, quantiles);
-  }
+    public Builder discovery(DiscoveryConfig value) {
+      this.discovery = value;
+      return this;
+    }
 
-  public InferenceConfig withDiscovery(DiscoveryConfig value) {
-    return new InferenceConfig(
-        enabled, window, value, endpoints, scrape, slo, engines, costPerGpuHour, quantiles);
-  }
+    public Builder endpoints(List<Endpoint> value) {
+      this.endpoints = value;
+      return this;
+    }
 
-  public InferenceConfig withEndpoints(List<Endpoint> value) {
-    return new InferenceConfig(
-        enabled, window, discovery, value, scrape, slo, engines, costPerGpuHour, quantiles);
-  }
+    public Builder scrape(ScrapeConfig value) {
+      this.scrape = value;
+      return this;
+    }
 
-  public InferenceConfig withScrape(ScrapeConfig value) {
-    return new InferenceConfig(
-        enabled, window, discovery, endpoints, value, slo, engines, costPerGpuHour, quantiles);
-  }
+    public Builder slo(SloConfig value) {
+      this.slo = value;
+      return this;
+    }
 
-  public InferenceConfig withSlo(SloConfig value) {
-    return new InferenceConfig(
-        enabled, window, discovery, endpoints, scrape, value, engines, costPerGpuHour, quantiles);
-  }
+    public Builder engines(EnginesConfig value) {
+      this.engines = value;
+      return this;
+    }
 
-  public InferenceConfig withEngines(EnginesConfig value) {
-    return new InferenceConfig(
-        enabled, window, discovery, endpoints, scrape, slo, value, costPerGpuHour, quantiles);
-  }
+    public Builder costPerGpuHour(Double value) {
+      this.costPerGpuHour = value;
+      return this;
+    }
 
-  public InferenceConfig withCostPerGpuHour(Double value) {
-    return new InferenceConfig(
-        enabled, window, discovery, endpoints, scrape, slo, engines, value, quantiles);
-  }
+    public Builder quantiles(List<Double> value) {
+      this.quantiles = value;
+      return this;
+    }
 
-  public InferenceConfig withQuantiles(List<Double> value) {
-    return new InferenceConfig(
-        enabled, window, discovery, endpoints, scrape, slo, engines, costPerGpuHour, value);
+    public InferenceConfig build() {
+      return new InferenceConfig(enabled, window, discovery, endpoints, scrape, slo, engines, costPerGpuHour, quantiles);
+    }
   }
 
   /** Every {@code inference.*} key at its {@link ConfigSchema} default. */
   public static InferenceConfig defaults() {
     return ConfigSchema.defaults().inference();
+  }
+
+  /** A builder that starts from {@link #defaults()}. */
+  public static Builder builder() {
+    return defaults().toBuilder();
   }
 }

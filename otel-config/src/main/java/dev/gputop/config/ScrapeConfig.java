@@ -38,4 +38,70 @@ public record ScrapeConfig(
   public static ScrapeConfig defaults() {
     return ConfigSchema.defaults().inference().scrape();
   }
+
+  /** A builder that starts from {@link #defaults()}. */
+  public static Builder builder() {
+    return defaults().toBuilder();
+  }
+
+  /** A builder that starts from these settings. */
+  public Builder toBuilder() {
+    Builder b = new Builder();
+    b.timeout = timeout;
+    b.maxBodyBytes = maxBodyBytes;
+    b.maxLineLength = maxLineLength;
+    b.maxSeries = maxSeries;
+    b.maxLabels = maxLabels;
+    b.concurrency = concurrency;
+    return b;
+  }
+
+  /**
+   * Collects the components by name, from the settings it started with ({@link #toBuilder});
+   * {@link #build} hands them to the canonical constructor, which validates them.
+   */
+  public static final class Builder {
+    private Duration timeout;
+    private long maxBodyBytes;
+    private int maxLineLength;
+    private int maxSeries;
+    private int maxLabels;
+    private int concurrency;
+
+    private Builder() {}
+
+    public Builder timeout(Duration value) {
+      this.timeout = value;
+      return this;
+    }
+
+    public Builder maxBodyBytes(long value) {
+      this.maxBodyBytes = value;
+      return this;
+    }
+
+    public Builder maxLineLength(int value) {
+      this.maxLineLength = value;
+      return this;
+    }
+
+    public Builder maxSeries(int value) {
+      this.maxSeries = value;
+      return this;
+    }
+
+    public Builder maxLabels(int value) {
+      this.maxLabels = value;
+      return this;
+    }
+
+    public Builder concurrency(int value) {
+      this.concurrency = value;
+      return this;
+    }
+
+    public ScrapeConfig build() {
+      return new ScrapeConfig(timeout, maxBodyBytes, maxLineLength, maxSeries, maxLabels, concurrency);
+    }
+  }
 }

@@ -1,13 +1,14 @@
 package dev.gputop.receiver;
 
-import java.util.Map;
+import io.opentelemetry.api.common.Attributes;
 import java.util.Objects;
 
 /**
  * One point of a monotonic cumulative sum that a receiver exports with a start time of its own
  * (for example a server's requests since the agent first scraped it), which the OpenTelemetry
  * API's asynchronous counters can't carry: receivers hand these to the agent, which turns them
- * into SDK metric data beside the {@link ExportedHistogram}s. Immutable.
+ * into SDK metric data beside the {@link ExportedHistogram}s, with the attributes as they are.
+ * Immutable.
  *
  * @param name the OpenTelemetry metric name, e.g. {@code gputop.inference.requests}
  * @param description a sentence for the backend
@@ -21,7 +22,7 @@ public record ExportedCounter(
     String name,
     String description,
     String unit,
-    Map<String, String> attributes,
+    Attributes attributes,
     long startEpochNanos,
     long epochNanos,
     double value) {
@@ -30,6 +31,6 @@ public record ExportedCounter(
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(description, "description");
     Objects.requireNonNull(unit, "unit");
-    attributes = Map.copyOf(attributes);
+    Objects.requireNonNull(attributes, "attributes");
   }
 }

@@ -16,7 +16,7 @@ import java.util.Map;
  * @param generationTokensPerJoule the fleet's generated tokens per joule over the window: Σ
  *     generation throughput / Σ power spent on it (each server's throughput × its joules per
  *     generated token), over the servers whose energy per token is known
- * @param goodRequestsPerSecond per SLO ({@code ttft}, {@code itl}, {@code e2e}, {@code queue}),
+ * @param goodRequestsPerSecond per SLO by its JSON name, in the inference receiver's SLO order (ttft, itl, e2e, queue),
  *     the sum of the servers' good requests per second, over the servers with that target; an
  *     SLO no server has is absent
  */

@@ -163,7 +163,8 @@ public final class DemoCommand implements Callable<Integer> {
       endpoints.add(new Endpoint(r.name(), r.url(), Map.of(), null, TlsConfig.defaults()));
     }
     InferenceConfig i = file.inference();
-    return file.withInference(i.withEnabled(true).withEndpoints(endpoints).withDiscovery(i.discovery().withEnabled(false)));
+    return file.withInference(
+        i.toBuilder().enabled(true).endpoints(endpoints).discovery(i.discovery().withEnabled(false)).build());
   }
 
   /** One line per replica: its name and the URL that {@code run} or Prometheus can scrape. */

@@ -87,7 +87,7 @@ final class EnginesCommand implements Callable<Integer> {
       throw new ParameterException(spec.commandLine(), "--url " + e.getMessage());
     }
     ScrapeConfig s = cfg.inference().scrape();
-    s = new ScrapeConfig(timeout, s.maxBodyBytes(), s.maxLineLength(), s.maxSeries(), s.maxLabels(), s.concurrency());
+    s = s.toBuilder().timeout(timeout).build();
     ScrapeResult result = OneScrape.scrape(s, endpoint);
     if (!result.ok()) {
       err.println("engines --check: can't scrape " + TerminalText.value(url.toString()) + ": "

@@ -78,7 +78,7 @@ final class ExplainCommand implements Callable<Integer> {
     }
     ScrapeConfig s = cfg.inference().scrape();
     if (timeout != null) {
-      s = new ScrapeConfig(timeout, s.maxBodyBytes(), s.maxLineLength(), s.maxSeries(), s.maxLabels(), s.concurrency());
+      s = s.toBuilder().timeout(timeout).build();
     }
     ScrapeResult result = OneScrape.scrape(s, endpoint);
     if (!result.ok()) {

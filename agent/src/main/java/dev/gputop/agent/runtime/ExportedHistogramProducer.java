@@ -2,9 +2,7 @@ package dev.gputop.agent.runtime;
 
 import dev.gputop.receiver.ExportedCounter;
 import dev.gputop.receiver.ExportedHistogram;
-import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.common.Attributes;
-import io.opentelemetry.api.common.AttributesBuilder;
 import io.opentelemetry.sdk.common.InstrumentationScopeInfo;
 import io.opentelemetry.sdk.metrics.data.AggregationTemporality;
 import io.opentelemetry.sdk.metrics.data.DoubleExemplarData;
@@ -21,11 +19,9 @@ import io.opentelemetry.sdk.metrics.internal.data.ImmutableSumData;
 import io.opentelemetry.sdk.resources.Resource;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -43,7 +39,9 @@ import java.util.logging.Logger;
  *
  * <p>Points with the same name become one metric; description and unit come from the first
  * point. Each collection builds a point per histogram (at 500 servers, 2,000 per {@code /metrics}
- * read), so a point is a view of the histogram's own immutable lists rather than a copy.
+ * read), so a point is a view of the histogram's own arrays rather than a copy, with the
+ * histogram's attributes as they are (the receivers keep a server's attributes from one refresh
+ * to the next).
  * Thread-safe: {@link #produce} reads an atomically published supplier and does no I/O.
  */
 public final class ExportedHistogramProducer implements MetricProducer {
@@ -56,17 +54,6 @@ public final class ExportedHistogramProducer implements MetricProducer {
 
   private final AtomicReference<Supplier<List<ExportedHistogram>>> source = new AtomicReference<>();
   private final AtomicReference<Supplier<List<ExportedCounter>>> counterSource = new AtomicReference<>();
-
-  /** Attribute keys by name: a handful (server, engine, model, the pod's). */
-  private static final Map<String, AttributeKey<String>> KEYS = new ConcurrentHashMap<>();
-
-  /**
-   * The attributes made in the last collection, by the histogram's attribute map (identity): the
-   * receivers keep a server's maps between refreshes, so a collection makes attributes only for
-   * what is new (at 500 servers, 3,000 sets per collection otherwise). Replaced by each collection,
-   * so it holds only what the last one exported.
-   */
-  private volatile Map<Map<String, String>, Attributes> lastAttributes = new IdentityHashMap<>();
 
   /** Points this producer at the histograms to export (the runtime does this on start). */
   public void bind(Supplier<List<ExportedHistogram>> histograms) {
@@ -83,7 +70,6 @@ public final class ExportedHistogramProducer implements MetricProducer {
   public void unbind() {
     source.set(null);
     counterSource.set(null);
-    lastAttributes = new IdentityHashMap<>();
   }
 
   @Override
@@ -99,44 +85,20 @@ public final class ExportedHistogramProducer implements MetricProducer {
       logger.log(Level.WARNING, "histograms could not be read; none exported this time", e);
       return List.of();
     }
-    Map<Map<String, String>, Attributes> last = lastAttributes;
-    Map<Map<String, String>, Attributes> made = new IdentityHashMap<>(histograms.size());
-    List<MetricData> out = toMetricData(resource, histograms, map -> {
-      Attributes a = made.get(map);
-      if (a == null) {
-        a = last.get(map);
-        if (a == null) {
-          a = attributes(map);
-        }
-        made.put(map, a);
-      }
-      return a;
-    });
+    List<MetricData> out = toMetricData(resource, histograms);
     Supplier<List<ExportedCounter>> c = counterSource.get();
     if (c != null) {
       try {
-        out.addAll(countersToMetricData(resource, c.get(), map -> {
-          Attributes a = made.get(map);
-          if (a == null) {
-            a = last.get(map);
-            if (a == null) {
-              a = attributes(map);
-            }
-            made.put(map, a);
-          }
-          return a;
-        }));
+        out.addAll(countersToMetricData(resource, c.get()));
       } catch (RuntimeException e) {
         logger.log(Level.WARNING, "counters could not be read; none exported this time", e);
       }
     }
-    lastAttributes = made;
     return out;
   }
 
   /** Groups counter points by name into monotonic cumulative sums, each with its own start time. */
-  static List<MetricData> countersToMetricData(Resource resource, List<ExportedCounter> counters,
-      Function<Map<String, String>, Attributes> attributes) {
+  static List<MetricData> countersToMetricData(Resource resource, List<ExportedCounter> counters) {
     Map<String, List<ExportedCounter>> byName = byName(counters, ExportedCounter::name);
     List<MetricData> out = new ArrayList<>(byName.size());
     for (Map.Entry<String, List<ExportedCounter>> e : byName.entrySet()) {
@@ -144,7 +106,7 @@ public final class ExportedHistogramProducer implements MetricProducer {
       List<DoublePointData> points = new ArrayList<>(e.getValue().size());
       for (ExportedCounter c : e.getValue()) {
         points.add(ImmutableDoublePointData.create(
-            c.startEpochNanos(), c.epochNanos(), attributes.apply(c.attributes()), c.value()));
+            c.startEpochNanos(), c.epochNanos(), c.attributes(), c.value()));
       }
       out.add(ImmutableMetricData.createDoubleSum(resource, SCOPE, e.getKey(), first.description(),
           first.unit(), ImmutableSumData.create(true, AggregationTemporality.CUMULATIVE, points)));
@@ -154,11 +116,6 @@ public final class ExportedHistogramProducer implements MetricProducer {
 
   /** Groups points by name into cumulative histogram metrics. */
   public static List<MetricData> toMetricData(Resource resource, List<ExportedHistogram> histograms) {
-    return toMetricData(resource, histograms, ExportedHistogramProducer::attributes);
-  }
-
-  private static List<MetricData> toMetricData(Resource resource, List<ExportedHistogram> histograms,
-      Function<Map<String, String>, Attributes> attributes) {
     Map<String, List<ExportedHistogram>> byName = byName(histograms, ExportedHistogram::name);
     List<MetricData> out = new ArrayList<>(byName.size());
     for (Map.Entry<String, List<ExportedHistogram>> e : byName.entrySet()) {
@@ -166,7 +123,7 @@ public final class ExportedHistogramProducer implements MetricProducer {
       List<HistogramPointData> points = new ArrayList<>(e.getValue().size());
       for (ExportedHistogram h : e.getValue()) {
         try {
-          points.add(new Point(h, attributes.apply(h.attributes())));
+          points.add(new Point(h));
         } catch (RuntimeException ex) { // e.g. boundaries out of order: skip the point, keep the rest
           logger.log(Level.FINE, "histogram point of " + h.name() + " left out", ex);
         }
@@ -195,24 +152,16 @@ public final class ExportedHistogramProducer implements MetricProducer {
     return byName;
   }
 
-  private static Attributes attributes(Map<String, String> map) {
-    AttributesBuilder b = Attributes.builder();
-    map.forEach((k, v) -> b.put(KEYS.computeIfAbsent(k, AttributeKey::stringKey), v));
-    return b.build();
-  }
-
   /**
-   * One cumulative point over an {@link ExportedHistogram}'s own (immutable) boundaries and counts:
-   * {@code HistogramPointData.create} would copy both on every collection. Checked as the SDK
-   * checks its own points: boundaries finite and strictly increasing.
+   * One cumulative point over an {@link ExportedHistogram}'s own (immutable) boundaries and counts,
+   * read in place: {@code HistogramPointData.create} would copy both on every collection. Checked
+   * as the SDK checks its own points: boundaries finite and strictly increasing.
    */
   private static final class Point implements HistogramPointData {
     private final ExportedHistogram h;
-    private final Attributes attributes;
-    private final long count;
 
-    Point(ExportedHistogram h, Attributes attributes) {
-      List<Double> b = h.boundaries();
+    Point(ExportedHistogram h) {
+      List<Double> b = h.boundaryList();
       for (int i = 0; i + 1 < b.size(); i++) {
         if (Double.compare(b.get(i), b.get(i + 1)) >= 0) {
           throw new IllegalArgumentException("invalid boundaries: " + b);
@@ -221,13 +170,7 @@ public final class ExportedHistogramProducer implements MetricProducer {
       if (!b.isEmpty() && (b.get(0).isInfinite() || b.get(b.size() - 1).isInfinite())) {
         throw new IllegalArgumentException("invalid boundaries: contains explicit +/-Inf");
       }
-      long total = 0;
-      for (Long c : h.counts()) {
-        total += c;
-      }
       this.h = h;
-      this.attributes = attributes;
-      this.count = total;
     }
 
     @Override
@@ -242,7 +185,7 @@ public final class ExportedHistogramProducer implements MetricProducer {
 
     @Override
     public Attributes getAttributes() {
-      return attributes;
+      return h.attributes();
     }
 
     @Override
@@ -252,7 +195,7 @@ public final class ExportedHistogramProducer implements MetricProducer {
 
     @Override
     public long getCount() {
-      return count;
+      return h.count();
     }
 
     @Override
@@ -277,12 +220,12 @@ public final class ExportedHistogramProducer implements MetricProducer {
 
     @Override
     public List<Double> getBoundaries() {
-      return h.boundaries();
+      return h.boundaryList();
     }
 
     @Override
     public List<Long> getCounts() {
-      return h.counts();
+      return h.countList();
     }
 
     @Override
@@ -292,7 +235,7 @@ public final class ExportedHistogramProducer implements MetricProducer {
 
     @Override
     public String toString() {
-      return "Point{" + attributes + ", boundaries=" + h.boundaries() + ", counts=" + h.counts()
+      return "Point{" + h.attributes() + ", boundaries=" + h.boundaryList() + ", counts=" + h.countList()
           + ", sum=" + h.sum() + "}";
     }
   }

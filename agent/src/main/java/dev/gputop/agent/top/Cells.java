@@ -1,6 +1,7 @@
 package dev.gputop.agent.top;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.gputop.inference.export.Unavailable;
 import java.util.Locale;
 
 /**
@@ -24,13 +25,13 @@ public final class Cells {
    */
   public static String reasonCode(JsonNode server, String field) {
     switch (server.path("unavailable").path(field).asText("")) {
-      case "not_exported":
+      case Unavailable.NOT_EXPORTED:
         return "N/E";
-      case "no_requests":
+      case Unavailable.NO_REQUESTS:
         return "IDLE";
-      case "starting":
+      case Unavailable.STARTING:
         return "WAIT";
-      case "down":
+      case Unavailable.DOWN:
         return "DOWN";
       default:
         return null;

@@ -183,8 +183,7 @@ class TopSecurityTest {
 
   private void start(ListenerConfig listener) {
     AgentConfig base = new ConfigLoader().parse("listen: 127.0.0.1:0\n", Map.of());
-    AgentConfig c = new AgentConfig(base.refreshNormal(), base.listen(), base.inference(), base.nvml(),
-        base.kubernetes(), listener);
+    AgentConfig c = base.toBuilder().listener(listener).build();
     runtime = AgentRuntime.builder(c).setProviders(List.of()).build();
     runtime.start();
     server = AgentHttpServer.start("127.0.0.1:0", runtime, null, listener);

@@ -17,9 +17,10 @@ import dev.gputop.agent.runtime.SnapshotAssembler;
 import dev.gputop.config.AgentConfig;
 import dev.gputop.config.ConfigLoader;
 import dev.gputop.inference.export.ServerEntry;
+import dev.gputop.inference.export.ServerSource;
+import dev.gputop.inference.export.ServerState;
 import dev.gputop.inference.stats.LatencyStats;
 import dev.gputop.inference.stats.ServerStats;
-import dev.gputop.inference.stats.SloStats;
 import dev.gputop.nvml.GpuEntry;
 import dev.gputop.receiver.Contribution;
 import dev.gputop.receiver.HealthStatus;
@@ -242,11 +243,14 @@ class HistoryTest {
 
   /** A server entry as the inference receiver publishes it, its values moved by {@code k}. */
   static ServerEntry typedServer(String name, int k) {
-    ServerStats stats = new ServerStats(12 + k, k % 4, 0.42 + k * 1e-3, k % 3 == 0 ? null : 0.25,
-        5.5 + k, 2100.0 + k / 7.0, 880.123456789 + k, 0.0, latency(0.06 + k * 1e-4), latency(0.018), null,
-        latency(3.5), k % 2 == 0 ? null : latency(0.2), null, 0.1, 0.05, 0.7, latency(0.01), null, null,
-        SloStats.NONE);
-    return new ServerEntry(name, "vllm", "http://127.0.0.1:8000/metrics", "configured", "up", null,
+    ServerStats stats = ServerStats.builder().running(12 + k).waiting(k % 4)
+        .kvCacheUsage(0.42 + k * 1e-3).prefixHitRatio(k % 3 == 0 ? null : 0.25)
+        .requestsPerSecond(5.5 + k).promptTokensPerSecond(2100.0 + k / 7.0)
+        .generationTokensPerSecond(880.123456789 + k).preemptionsPerSecond(0.0)
+        .ttft(latency(0.06 + k * 1e-4)).itl(latency(0.018)).e2e(latency(3.5))
+        .queue(k % 2 == 0 ? null : latency(0.2)).failedRequestsPerSecond(0.1)
+        .abortedRequestsPerSecond(0.05).specDecodeAcceptanceRate(0.7).prefill(latency(0.01)).build();
+    return new ServerEntry(name, "vllm", "http://127.0.0.1:8000/metrics", ServerSource.CONFIGURED, ServerState.UP, null,
         List.of(0, 1), List.of(4242L), stats, List.of(), null);
   }
 
@@ -326,16 +330,18 @@ class HistoryTest {
       if (step < 20) {
         first.add(typedServer("leaves-at-20", step));
       }
-      first.add(new ServerEntry("down", "unknown", "http://127.0.0.1:1/metrics", "configured", "down",
+      first.add(new ServerEntry("down", "unknown", "http://127.0.0.1:1/metrics", ServerSource.CONFIGURED, ServerState.DOWN,
           "connection refused", List.of(), List.of(), ServerStats.EMPTY, List.of(), null));
-      first.add(new ServerEntry(null, "vllm", "http://x/metrics", "configured", "up", null, List.of(),
+      first.add(new ServerEntry(null, "vllm", "http://x/metrics", ServerSource.CONFIGURED, ServerState.UP, null, List.of(),
           List.of(), ServerStats.EMPTY, List.of(), null)); // no name: no history, as in the document
       ServerEntry odd = typedServer("odd", step);
       ServerStats o = odd.stats();
       first.add(new ServerEntry("odd", "vllm", odd.url(), odd.source(), odd.state(), null, List.of(), List.of(),
-          new ServerStats(o.running(), o.waiting(), Double.NaN, Double.POSITIVE_INFINITY, 1e300, -0.0,
-              Double.MIN_VALUE, Double.NEGATIVE_INFINITY, new LatencyStats(null, Double.NaN, null, 1e-45, 0L),
-              null, null, null, null), List.of(), null));
+          ServerStats.builder().running(o.running()).waiting(o.waiting()).kvCacheUsage(Double.NaN)
+              .prefixHitRatio(Double.POSITIVE_INFINITY).requestsPerSecond(1e300)
+              .promptTokensPerSecond(-0.0).generationTokensPerSecond(Double.MIN_VALUE)
+              .preemptionsPerSecond(Double.NEGATIVE_INFINITY)
+              .ttft(new LatencyStats(null, Double.NaN, null, 1e-45, 0L)).build(), List.of(), null));
       List<ServerEntry> second = List.of(typedServer("second-receiver", step), typedServer("s1", -step));
       List<GpuEntry> gpus = new ArrayList<>();
       for (int i = 0; i < (step == 5 ? History.MAX_GPUS + 2 : 2); i++) {

@@ -105,11 +105,11 @@ class AgentHttpServerTest {
   @Test
   void metrics_histogramOfAServerInAPodHasThePodLabels() throws Exception {
     PodIdentity pod = new PodIdentity("llm", "chat-7f9c", "vllm", "4415fd05-2c0f-4533-909b-f2180dca8d7c");
-    Map<String, String> attributes = new LinkedHashMap<>(Map.of("server", "chat", "engine", "vllm"));
-    attributes.putAll(pod.attributes());
+    io.opentelemetry.api.common.Attributes attributes = pod.addTo(
+        io.opentelemetry.api.common.Attributes.builder().put("server", "chat").put("engine", "vllm")).build();
     inference.histograms.set(List.of(new ExportedHistogram("gen_ai.server.time_to_first_token",
         "Time to generate first token for successful responses.", "s", attributes,
-        1_700_000_000_000_000_000L, 1_700_000_030_000_000_000L, List.of(0.1, 1.0), List.of(3L, 1L, 0L), 0.5, 4)));
+        1_700_000_000_000_000_000L, 1_700_000_030_000_000_000L, new double[] {0.1, 1.0}, new long[] {3, 1, 0}, 0.5)));
 
     String body = get("/metrics").body();
     assertThat(body)

@@ -287,8 +287,7 @@ class ListenerAuthSiegeTest {
   private void start(int cost) throws Exception {
     ListenerConfig config = config(cost);
     AgentConfig base = new ConfigLoader().parse("listen: 127.0.0.1:0\n", Map.of());
-    AgentConfig c = new AgentConfig(base.refreshNormal(), base.listen(), base.inference(), base.nvml(),
-        base.kubernetes(), config);
+    AgentConfig c = base.toBuilder().listener(config).build();
     runtime = AgentRuntime.builder(c).setProviders(List.of()).build();
     runtime.start();
     server = AgentHttpServer.start("127.0.0.1:0", runtime, null, config);

@@ -259,8 +259,7 @@ class ListenerSecurityTest {
 
   private static AgentRuntime runtime(ListenerConfig config) {
     AgentConfig base = new ConfigLoader().parse("listen: 127.0.0.1:0\n", Map.of());
-    AgentConfig c = new AgentConfig(base.refreshNormal(), base.listen(), base.inference(), base.nvml(),
-        base.kubernetes(), config);
+    AgentConfig c = base.toBuilder().listener(config).build();
     AgentRuntime r = AgentRuntime.builder(c).setProviders(List.of()).build();
     r.start();
     return r;

@@ -138,8 +138,7 @@ class ListenerSiegeTest {
 
   private void start(ListenerConfig config) {
     AgentConfig base = new ConfigLoader().parse("listen: 127.0.0.1:0\n", Map.of());
-    AgentConfig c = new AgentConfig(base.refreshNormal(), base.listen(), base.inference(), base.nvml(),
-        base.kubernetes(), config);
+    AgentConfig c = base.toBuilder().listener(config).build();
     runtime = AgentRuntime.builder(c).setProviders(List.of()).build();
     runtime.start();
     server = AgentHttpServer.start("127.0.0.1:0", runtime, null, config, nanos::get);

@@ -110,8 +110,7 @@ class ListenerTlsTest {
     ListenerConfig config = new ListenerConfig(pki.resolve(cert + ".pem").toString(), pki.resolve(cert + ".key").toString(),
         null, null, null, ListenerConfig.DEFAULT_EXEMPT_PATHS, minVersion, suites);
     AgentConfig base = new ConfigLoader().parse("listen: 127.0.0.1:0\n", Map.of());
-    runtime = AgentRuntime.builder(new AgentConfig(base.refreshNormal(), base.listen(), base.inference(), base.nvml(),
-        base.kubernetes(), config)).setProviders(List.of()).build();
+    runtime = AgentRuntime.builder(base.toBuilder().listener(config).build()).setProviders(List.of()).build();
     runtime.start();
     server = AgentHttpServer.start("127.0.0.1:0", runtime, null, config);
   }

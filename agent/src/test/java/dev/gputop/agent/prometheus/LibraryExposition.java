@@ -40,7 +40,7 @@ final class LibraryExposition {
     MetricSnapshots snapshots = withTargetInfoHelp(reader.collect());
     boolean renaming = mayNeedRenaming(snapshots);
     return (openMetrics, out) -> {
-      OutputStream body = renaming ? PrometheusLabels.renaming(new NotClosing(out)) : out;
+      OutputStream body = renaming ? new RenamingStream(new NotClosing(out)) : out;
       (openMetrics ? OPENMETRICS : TEXT).write(body, snapshots);
       if (renaming) {
         body.close(); // writes what the renaming holds back; out stays open

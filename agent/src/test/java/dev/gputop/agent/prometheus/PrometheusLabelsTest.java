@@ -58,7 +58,7 @@ class PrometheusLabelsTest {
         .doesNotContain("k8s_pod_name", "k8s_namespace_name", "k8s_container_name");
     for (int chunk : new int[] {1, 7, 20, 21, 22, 8191, 8192, 8193}) {
       ByteArrayOutputStream out = new ByteArrayOutputStream();
-      try (OutputStream renaming = PrometheusLabels.renaming(out)) {
+      try (OutputStream renaming = new RenamingStream(out)) {
         for (int off = 0; off < in.length; off += chunk) {
           int n = Math.min(chunk, in.length - off);
           if (n == 1) {
@@ -90,7 +90,7 @@ class PrometheusLabelsTest {
   @Test
   void renaming_nameCutAtTheEnd_isLeftAsItIs() throws IOException {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
-    try (OutputStream renaming = PrometheusLabels.renaming(out)) {
+    try (OutputStream renaming = new RenamingStream(out)) {
       renaming.write("x{k8s_pod_name=\"a\"} 1\ny{k8s_pod_na".getBytes(StandardCharsets.UTF_8));
     }
     assertThat(out.toString(StandardCharsets.UTF_8)).isEqualTo("x{pod=\"a\"} 1\ny{k8s_pod_na");

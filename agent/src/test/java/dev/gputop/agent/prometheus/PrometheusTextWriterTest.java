@@ -167,10 +167,10 @@ class PrometheusTextWriterTest {
     MetricProducer pods = resource -> ExportedHistogramProducer.toMetricData(resource, List.of(
         new ExportedHistogram("gen_ai.server.time_to_first_token", "Time to generate first token for successful responses.",
             "s", podAttributes("chat-0"), 1_700_000_000_000_000_000L, 1_700_000_030_000_000_000L,
-            List.of(0.001, 0.1, 1.0, 10.0), List.of(3L, 1L, 0L, 2L, 0L), 12.5, 6),
+            new double[] {0.001, 0.1, 1.0, 10.0}, new long[] {3, 1, 0, 2, 0}, 12.5),
         new ExportedHistogram("gen_ai.server.time_to_first_token", "Time to generate first token for successful responses.",
             "s", podAttributes("chat-1"), 1_700_000_000_000_000_000L, 1_700_000_030_000_000_000L,
-            List.of(0.001, 0.1, 1.0, 10.0), List.of(0L, 0L, 0L, 0L, 0L), 0.0, 0)));
+            new double[] {0.001, 0.1, 1.0, 10.0}, new long[] {0, 0, 0, 0, 0}, 0.0)));
     try (DemoReplicas replicas = DemoReplicas.builder().seed(7).restarts(false).start();
         Both both = new Both(StandaloneSdk.agentResource(Resource.getDefault(), "node-7"), histograms, pods)) {
       StringBuilder yaml = new StringBuilder("refresh:\n  normal: 1m\nlisten: 127.0.0.1:0\nnvml:\n  library: ")
@@ -293,10 +293,9 @@ class PrometheusTextWriterTest {
     }
   }
 
-  private static Map<String, String> podAttributes(String pod) {
-    Map<String, String> a = new LinkedHashMap<>(Map.of("server", pod, "engine", "vllm", "model", "llama"));
-    a.putAll(new PodIdentity("llm", pod, "vllm", "uid-" + pod).attributes());
-    return a;
+  private static io.opentelemetry.api.common.Attributes podAttributes(String pod) {
+    return new PodIdentity("llm", pod, "vllm", "uid-" + pod).addTo(io.opentelemetry.api.common.Attributes.builder()
+        .put("server", pod).put("engine", "vllm").put("model", "llama")).build();
   }
 
   @Test

@@ -15,9 +15,7 @@ import io.opentelemetry.sdk.metrics.data.MetricData;
 import io.opentelemetry.sdk.resources.Resource;
 import io.opentelemetry.sdk.testing.exporter.InMemoryMetricReader;
 import java.util.Collection;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
@@ -26,44 +24,30 @@ class ExportedHistogramProducerTest {
   private static final long START = 1_700_000_000_000_000_000L;
   private static final long NOW = START + 30_000_000_000L;
 
-  private static ExportedHistogram ttft(String server, List<Double> bounds, List<Long> counts, double sum) {
+  private static ExportedHistogram ttft(String server, double[] bounds, long[] counts, double sum) {
     return new ExportedHistogram(
         "gen_ai.server.time_to_first_token",
         "Time to first token",
         "s",
-        Map.of("server", server, "engine", "vllm"),
+        Attributes.builder().put("server", server).put("engine", "vllm").build(),
         START,
         NOW,
         bounds,
         counts,
-        sum,
-        counts.stream().mapToLong(Long::longValue).sum());
+        sum);
   }
 
   @Test
-  void produce_sameAttributeMapAsLastTime_sameAttributesAndOnlyTheLastCollectionsKept() {
+  void produce_pointsAndSumsCarryTheReceiversAttributesAsTheyAre() {
     ExportedHistogramProducer producer = new ExportedHistogramProducer();
-    ExportedHistogram a = ttft("a", List.of(0.1), List.of(1L, 0L), 0.05);
-    AtomicReference<List<ExportedHistogram>> current = new AtomicReference<>(List.of(a));
-    producer.bind(current::get);
-    Resource resource = Resource.empty();
-    Attributes first = producer.produce(resource).iterator().next().getHistogramData().getPoints().iterator().next()
-        .getAttributes();
-    // the receivers keep a server's attribute map between refreshes: the same attributes, not a copy
-    ExportedHistogram refreshed = new ExportedHistogram(a.name(), a.description(), a.unit(), a.attributes(),
-        START, NOW + 1, a.boundaries(), List.of(2L, 1L), 0.5, 3);
-    current.set(List.of(refreshed));
-    Attributes second = producer.produce(resource).iterator().next().getHistogramData().getPoints().iterator().next()
-        .getAttributes();
-    assertThat(second).isSameAs(first).isEqualTo(Attributes.builder().put("server", "a").put("engine", "vllm").build());
-    // another map with the same content is another server's: made anew, and the old one forgotten
-    current.set(List.of(ttft("a", List.of(0.1), List.of(1L, 0L), 0.05)));
-    Attributes third = producer.produce(resource).iterator().next().getHistogramData().getPoints().iterator().next()
-        .getAttributes();
-    assertThat(third).isNotSameAs(first).isEqualTo(first);
-    current.set(List.of(refreshed));
-    assertThat(producer.produce(resource).iterator().next().getHistogramData().getPoints().iterator().next()
-        .getAttributes()).isNotSameAs(first);
+    ExportedHistogram a = ttft("a", new double[] {0.1}, new long[] {1, 0}, 0.05);
+    ExportedCounter c = new ExportedCounter("gputop.inference.requests", "Requests", "{request}",
+        a.attributes(), START, NOW, 1);
+    producer.bind(() -> List.of(a), () -> List.of(c));
+    List<MetricData> out = List.copyOf(producer.produce(Resource.empty()));
+    // the receivers keep a server's attributes between refreshes: the agent makes none
+    assertThat(out.get(0).getHistogramData().getPoints().iterator().next().getAttributes()).isSameAs(a.attributes());
+    assertThat(out.get(1).getDoubleSumData().getPoints().iterator().next().getAttributes()).isSameAs(a.attributes());
   }
 
   @Test
@@ -73,11 +57,11 @@ class ExportedHistogramProducerTest {
     long later = START + 7_000_000_000L;
     List<ExportedCounter> counters = List.of(
         new ExportedCounter("gputop.inference.requests", "Requests", "{request}",
-            Map.of("server", "a", "outcome", "success"), START, NOW, 120),
+            Attributes.builder().put("server", "a").put("outcome", "success").build(), START, NOW, 120),
         new ExportedCounter("gputop.inference.requests", "Requests", "{request}",
-            Map.of("server", "a", "outcome", "error"), START, NOW, 3),
+            Attributes.builder().put("server", "a").put("outcome", "error").build(), START, NOW, 3),
         new ExportedCounter("gputop.inference.requests", "Requests", "{request}",
-            Map.of("server", "b", "outcome", "success"), later, NOW, 0));
+            Attributes.builder().put("server", "b").put("outcome", "success").build(), later, NOW, 0));
     try (SdkMeterProvider p =
         SdkMeterProvider.builder().registerMetricReader(reader).registerMetricProducer(producer).build()) {
       producer.bind(List::of, () -> counters);
@@ -113,10 +97,10 @@ class ExportedHistogramProducerTest {
     InMemoryMetricReader reader = InMemoryMetricReader.create();
     ExportedHistogramProducer producer = new ExportedHistogramProducer();
     AtomicReference<List<ExportedHistogram>> current = new AtomicReference<>(List.of(
-        ttft("a", List.of(0.1, 0.5, 1.0), List.of(3L, 5L, 1L, 1L), 3.2),
-        ttft("b", List.of(0.25, 2.5), List.of(7L, 0L, 2L), 9.0),
-        new ExportedHistogram("gen_ai.server.request.duration", "E2E", "s", Map.of("server", "a"),
-            START, NOW, List.of(1.0), List.of(4L, 0L), 2.0, 4)));
+        ttft("a", new double[] {0.1, 0.5, 1.0}, new long[] {3, 5, 1, 1}, 3.2),
+        ttft("b", new double[] {0.25, 2.5}, new long[] {7, 0, 2}, 9.0),
+        new ExportedHistogram("gen_ai.server.request.duration", "E2E", "s",
+            Attributes.builder().put("server", "a").build(), START, NOW, new double[] {1.0}, new long[] {4, 0}, 2.0)));
     try (SdkMeterProvider p =
         SdkMeterProvider.builder().registerMetricReader(reader).registerMetricProducer(producer).build()) {
       producer.bind(current::get);
@@ -154,14 +138,14 @@ class ExportedHistogramProducerTest {
   @Test
   void produce_histogramOfAServerInAPodCarriesTheK8sAttributes() {
     PodIdentity pod = new PodIdentity("llm", "chat-7f9c", "vllm", "4415fd05-2c0f-4533-909b-f2180dca8d7c");
-    Map<String, String> attributes = new LinkedHashMap<>(Map.of("server", "llm/chat-7f9c:8000", "engine", "vllm"));
-    attributes.putAll(pod.attributes());
+    Attributes attributes =
+        pod.addTo(Attributes.builder().put("server", "llm/chat-7f9c:8000").put("engine", "vllm")).build();
     InMemoryMetricReader reader = InMemoryMetricReader.create();
     ExportedHistogramProducer producer = new ExportedHistogramProducer();
     try (SdkMeterProvider p =
         SdkMeterProvider.builder().registerMetricReader(reader).registerMetricProducer(producer).build()) {
       producer.bind(() -> List.of(new ExportedHistogram("gen_ai.server.time_to_first_token", "TTFT", "s",
-          attributes, START, NOW, List.of(0.1), List.of(2L, 1L), 0.3, 3)));
+          attributes, START, NOW, new double[] {0.1}, new long[] {2, 1}, 0.3)));
 
       assertThat(reader.collectAllMetrics()).singleElement().satisfies(m -> assertThat(m)
           .hasHistogramSatisfying(h -> h.hasPointsSatisfying(pt -> pt
@@ -176,8 +160,8 @@ class ExportedHistogramProducerTest {
 
   @Test
   void produce_invalidPointIsLeftOutAndTheRestExported() {
-    ExportedHistogram unordered = ttft("bad", List.of(0.5, 0.1), List.of(1L, 1L, 1L), 1.0);
-    ExportedHistogram good = ttft("good", List.of(0.1, 0.5), List.of(1L, 1L, 1L), 1.0);
+    ExportedHistogram unordered = ttft("bad", new double[] {0.5, 0.1}, new long[] {1, 1, 1}, 1.0);
+    ExportedHistogram good = ttft("good", new double[] {0.1, 0.5}, new long[] {1, 1, 1}, 1.0);
     List<MetricData> metrics =
         ExportedHistogramProducer.toMetricData(io.opentelemetry.sdk.resources.Resource.empty(), List.of(unordered, good));
     assertThat(metrics).hasSize(1);
@@ -187,15 +171,17 @@ class ExportedHistogramProducerTest {
   }
 
   @Test
-  void toMetricData_pointsAreViewsOfTheHistogramsListsAndInfiniteBoundsAreLeftOut() {
-    ExportedHistogram good = ttft("good", List.of(0.1, 0.5), List.of(1L, 2L, 3L), 1.0);
-    ExportedHistogram infinite = ttft("inf", List.of(0.1, Double.POSITIVE_INFINITY), List.of(1L, 1L, 0L), 1.0);
+  void toMetricData_pointsAreViewsOfTheHistogramsArraysAndInfiniteBoundsAreLeftOut() {
+    ExportedHistogram good = ttft("good", new double[] {0.1, 0.5}, new long[] {1, 2, 3}, 1.0);
+    ExportedHistogram infinite = ttft("inf", new double[] {0.1, Double.POSITIVE_INFINITY}, new long[] {1, 1, 0}, 1.0);
     List<MetricData> metrics =
         ExportedHistogramProducer.toMetricData(io.opentelemetry.sdk.resources.Resource.empty(), List.of(good, infinite));
     HistogramPointData point = metrics.get(0).getHistogramData().getPoints().iterator().next();
     assertThat(metrics.get(0).getHistogramData().getPoints()).hasSize(1);
-    assertThat(point.getBoundaries()).isSameAs(good.boundaries());
-    assertThat(point.getCounts()).isSameAs(good.counts());
+    assertThat(point.getBoundaries()).isSameAs(good.boundaryList()).containsExactly(0.1, 0.5);
+    assertThat(point.getCounts()).isSameAs(good.countList()).containsExactly(1L, 2L, 3L);
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> point.getCounts().set(0, 9L))
+        .isInstanceOf(UnsupportedOperationException.class);
     assertThat(point.getCount()).isEqualTo(6);
     assertThat(point.hasMin()).isFalse();
     assertThat(point.hasMax()).isFalse();

@@ -1,10 +1,12 @@
 package dev.gputop.benchmarks.scale;
 
 import dev.gputop.config.SloTargets;
+import dev.gputop.inference.engine.Engine;
 import dev.gputop.inference.engine.EngineMapper;
 import dev.gputop.inference.engine.ServerScrape;
 import dev.gputop.inference.export.DiscoverySection;
 import dev.gputop.inference.export.ExportCache;
+import dev.gputop.inference.export.ServerSource;
 import dev.gputop.inference.export.SnapshotBuilder;
 import dev.gputop.inference.parse.Exposition;
 import dev.gputop.inference.parse.ExpositionParser;
@@ -16,7 +18,6 @@ import dev.gputop.inference.window.ServerWindow;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 
 /**
  * Bytes one server's refresh allocates on the refresh thread, stage by stage, in the steady state:
@@ -63,9 +64,9 @@ public final class RefreshAllocation {
       ServerStats stats = WindowStatistics.compute(window, null, SloTargets.NONE);
       long a5 = threads.getThreadAllocatedBytes(id);
       SnapshotBuilder b = new SnapshotBuilder(cache);
-      b.add(new SnapshotBuilder.Server("server-1", "http://127.0.0.1:8000/metrics",
-          SnapshotBuilder.CONFIGURED, List.of(), List.of(), "vllm", true, "up", null, stats,
-          Map.of(), window, null, counters, window.models(), dev.gputop.inference.stats.Efficiency.NONE, null));
+      b.add(SnapshotBuilder.Server.builder("server-1", "http://127.0.0.1:8000/metrics", ServerSource.CONFIGURED)
+          .engine(Engine.VLLM).stats(stats).window(window).counters(counters).servedModels(window.models())
+          .build());
       long a6 = threads.getThreadAllocatedBytes(id);
       b.build(new DiscoverySection(List.of(), List.of()));
       if (i >= warmup) {

@@ -2,27 +2,33 @@ package dev.gputop.inference.export;
 
 import dev.gputop.config.PodIdentity;
 import dev.gputop.inference.stats.ServerStats;
+import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.common.Attributes;
-import java.util.ArrayList;
+import io.opentelemetry.api.common.AttributesBuilder;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
 /**
  * What a server's outputs repeat from one refresh to the next: the attribute sets of its gauge
- * points, {@code up} point and state set, its re-exported histograms' attributes and boundary lists. A
+ * points, {@code up} point and state set, its re-exported histograms' and counters' attributes
+ * (handed to the agent as they are, so the agent builds none) and boundaries. A
  * server's attributes change only when its engine, pod or models do, so building them again every
  * refresh for every server was garbage for the collector; the receiver keeps one cache and hands
  * it to each refresh's {@link SnapshotBuilder}. Bounded: a server not added in a refresh is
  * forgotten at its {@link SnapshotBuilder#build build}.
  *
  * <p>Not thread-safe: used by the receiver's refresh thread only. The values it hands out are
- * immutable.
+ * immutable, but for a {@link Layout}'s scratch arrays.
  */
 public final class ExportCache {
+
+  private static final AttributeKey<String> OUTCOME = AttributeKey.stringKey("outcome");
+  private static final AttributeKey<String> PROVIDER = AttributeKey.stringKey("gen_ai.provider.name");
+  private static final AttributeKey<String> REQUEST_MODEL = AttributeKey.stringKey("gen_ai.request.model");
 
   private Map<String, Server> servers = new HashMap<>();
   private Map<String, Server> seen = new HashMap<>();
@@ -62,11 +68,11 @@ public final class ExportCache {
     /** Info point attributes by served model ("" for a server that names none). */
     private final Map<String, Attributes> info = new HashMap<>();
     /** Counter attributes by model (null for the server's own), then by outcome. */
-    private final Map<String, Map<String, String>[]> counterAttributes = new HashMap<>();
+    private final Map<String, Attributes[]> counterAttributes = new HashMap<>();
     /** Histogram attributes by model ("" when the series name none). */
-    private final Map<String, Map<String, String>> histogramAttributes = new HashMap<>();
-    /** The finite boundaries of a bucket layout, by the window's (shared) bounds array. */
-    private final Map<double[], List<Double>> boundaries = new IdentityHashMap<>();
+    private final Map<String, Attributes> histogramAttributes = new HashMap<>();
+    /** The bucket layouts, by the window's (shared) bounds array. */
+    private final Map<double[], Layout> layouts = new IdentityHashMap<>();
 
     Server(String name, String engine, PodIdentity pod) {
       this.name = name;
@@ -108,7 +114,7 @@ public final class ExportCache {
       return a;
     }
 
-    /** The state-set points, in the order of {@link StatsPoint#STATES}. */
+    /** The state-set points, in the order of {@link ServerState}. */
     List<Attributes> states() {
       if (states == null) {
         states = StatsPoint.stateAttributes(name, engine, pod);
@@ -121,79 +127,96 @@ public final class ExportCache {
      * the server's own point), the {@code outcome} of {@link CounterExports#OUTCOMES} at {@code
      * outcome} (index 0: none) and the pod's.
      */
-    Map<String, String> counterAttributes(String model, int outcome) {
-      @SuppressWarnings("unchecked")
-      Map<String, String>[] byOutcome = counterAttributes.get(model);
+    Attributes counterAttributes(String model, int outcome) {
+      Attributes[] byOutcome = counterAttributes.get(model);
       if (byOutcome == null) {
         if (counterAttributes.size() >= MAX_MODELS) {
           counterAttributes.clear();
         }
-        byOutcome = new Map[CounterExports.OUTCOMES.size()];
+        byOutcome = new Attributes[CounterExports.OUTCOMES.size()];
         counterAttributes.put(model, byOutcome);
       }
-      Map<String, String> a = byOutcome[outcome];
+      Attributes a = byOutcome[outcome];
       if (a == null) {
-        Map<String, String> m = new LinkedHashMap<>();
-        m.put("server", name);
-        m.put("engine", engine);
+        AttributesBuilder b = Attributes.builder().put(StatsPoint.SERVER, name).put(StatsPoint.ENGINE, engine);
         if (model != null) {
-          m.put("model", model);
+          b.put(StatsPoint.MODEL, model);
         }
         String o = CounterExports.OUTCOMES.get(outcome);
         if (!o.isEmpty()) {
-          m.put("outcome", o);
+          b.put(OUTCOME, o);
         }
         if (pod != null) {
-          m.putAll(pod.attributes());
+          pod.addTo(b);
         }
-        a = Map.copyOf(m);
+        a = b.build();
         byOutcome[outcome] = a;
       }
       return a;
     }
 
-    Map<String, String> histogramAttributes(String model) {
-      Map<String, String> a = histogramAttributes.get(model);
+    Attributes histogramAttributes(String model) {
+      Attributes a = histogramAttributes.get(model);
       if (a == null) {
         if (histogramAttributes.size() >= MAX_MODELS) {
           histogramAttributes.clear();
         }
-        Map<String, String> m = new LinkedHashMap<>();
-        m.put("server", name);
-        m.put("engine", engine);
-        m.put("gen_ai.provider.name", engine);
+        AttributesBuilder b = Attributes.builder().put(StatsPoint.SERVER, name).put(StatsPoint.ENGINE, engine)
+            .put(PROVIDER, engine);
         if (!model.isEmpty()) {
-          m.put("gen_ai.request.model", model);
+          b.put(REQUEST_MODEL, model);
         }
         if (pod != null) {
-          m.putAll(pod.attributes());
+          pod.addTo(b);
         }
-        a = Map.copyOf(m);
+        a = b.build();
         histogramAttributes.put(model, a);
       }
       return a;
     }
 
-    /**
-     * The finite upper bounds of {@code bounds} as the exported boundaries: "1" and "1.0" (equal
-     * neighbours) are one boundary, the {@code +Inf} bucket is implicit.
-     */
-    List<Double> boundaries(double[] bounds) {
-      List<Double> b = boundaries.get(bounds);
-      if (b == null) {
-        if (boundaries.size() >= 8) {
-          boundaries.clear(); // layouts changed (restarts): keep only the current ones
+    /** The layout of a histogram whose buckets have the window's {@code bounds}. */
+    Layout layout(double[] bounds) {
+      Layout l = layouts.get(bounds);
+      if (l == null) {
+        if (layouts.size() >= 8) {
+          layouts.clear(); // layouts changed (restarts): keep only the current ones
         }
-        List<Double> out = new ArrayList<>(bounds.length);
-        for (int i = 0; i < bounds.length - 1; i++) {
-          if (i == 0 || bounds[i] != bounds[i - 1]) {
-            out.add(bounds[i]);
-          }
-        }
-        b = List.copyOf(out);
-        boundaries.put(bounds, b);
+        l = new Layout(bounds);
+        layouts.put(bounds, l);
       }
-      return b;
+      return l;
+    }
+  }
+
+  /**
+   * One bucket layout of a server's histograms: the exported boundaries, and the scratch arrays
+   * a refresh sums its buckets in ({@link dev.gputop.receiver.ExportedHistogram} copies what it
+   * keeps). Refresh thread
+   * only.
+   */
+  static final class Layout {
+    /**
+     * The finite upper bounds as the exported boundaries: "1" and "1.0" (equal neighbours) are
+     * one boundary, the {@code +Inf} bucket is implicit.
+     */
+    final double[] boundaries;
+    /** Per bound of the window's layout: the series' cumulative counts, summed. */
+    final double[] cumulative;
+    /** Per exported bucket (one more than the boundaries): its count. */
+    final long[] counts;
+
+    Layout(double[] bounds) {
+      double[] out = new double[Math.max(0, bounds.length - 1)];
+      int n = 0;
+      for (int i = 0; i < bounds.length - 1; i++) {
+        if (i == 0 || bounds[i] != bounds[i - 1]) {
+          out[n++] = bounds[i];
+        }
+      }
+      this.boundaries = Arrays.copyOf(out, n);
+      this.cumulative = new double[bounds.length];
+      this.counts = new long[n + 1];
     }
   }
 }

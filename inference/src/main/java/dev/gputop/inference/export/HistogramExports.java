@@ -117,7 +117,9 @@ public final class HistogramExports {
     if (n == 0 || bounds[n - 1] != Double.POSITIVE_INFINITY) {
       return null;
     }
-    double[] cumulative = new double[n];
+    ExportCache.Layout layout = server.layout(bounds);
+    double[] cumulative = layout.cumulative;
+    Arrays.fill(cumulative, 0);
     double sum = 0;
     for (SeriesColumn h : series) {
       if (h.bounds() != bounds && !Arrays.equals(h.bounds(), bounds)) {
@@ -129,27 +131,23 @@ public final class HistogramExports {
       double s = h.sum(slot);
       sum += Double.isNaN(s) ? 0 : s;
     }
-    List<Double> boundaries = server.boundaries(bounds);
-    Long[] counts = new Long[boundaries.size() + 1];
+    double[] boundaries = layout.boundaries;
+    long[] counts = layout.counts;
+    Arrays.fill(counts, 0);
     int k = 0;
     double below = 0;
-    long total = 0;
     for (int i = 0; i < n; i++) {
       double cum = Math.max(cumulative[i], below); // running maximum, as PromQL fixes them
       if (i < n - 1 && i > 0 && bounds[i] == bounds[i - 1]) {
         // "1" and "1.0": one boundary; fold this bucket into the previous one.
-        long extra = Math.round(cum - below);
-        counts[k - 1] += extra;
-        total += extra;
+        counts[k - 1] += Math.round(cum - below);
         below = cum;
         continue;
       }
       if (k == counts.length) {
         return null; // e.g. two +Inf buckets: nothing a backend could read
       }
-      long count = Math.round(cum - below);
-      counts[k++] = count;
-      total += count;
+      counts[k++] = Math.round(cum - below);
       below = cum;
     }
     if (k != counts.length) {
@@ -157,6 +155,6 @@ public final class HistogramExports {
     }
     String[] name = NAMES.get(c);
     return new ExportedHistogram(name[0], name[1], "s", server.histogramAttributes(model),
-        window.eraStartEpochNanos(), window.newestEpochNanos(), boundaries, List.of(counts), sum, total);
+        window.eraStartEpochNanos(), window.newestEpochNanos(), boundaries, counts, sum);
   }
 }

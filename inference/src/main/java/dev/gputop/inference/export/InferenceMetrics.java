@@ -3,6 +3,7 @@ package dev.gputop.inference.export;
 import dev.gputop.inference.stats.Efficiency;
 import dev.gputop.inference.stats.LatencyStats;
 import dev.gputop.inference.stats.ServerStats;
+import dev.gputop.inference.stats.SloKind;
 import dev.gputop.inference.stats.SloStats;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.common.Attributes;
@@ -162,10 +163,10 @@ public final class InferenceMetrics implements AutoCloseable {
           meter.gaugeBuilder(name).setDescription(described(description, perModel)).setUnit(unit)
               .buildWithCallback(m -> eachPoint(name, perModel, p -> {
                 SloStats s = p.stats().slo();
-                SloStats.Value[] values = {s.ttft(), s.itl(), s.e2e(), s.queue()};
-                for (int i = 0; i < values.length; i++) {
-                  if (values[i] != null) {
-                    record(m, value.apply(values[i]), p.slo().get(i));
+                for (SloKind k : SloKind.ALL) {
+                  SloStats.Value v = s.value(k);
+                  if (v != null) {
+                    record(m, value.apply(v), p.slo().get(k.ordinal()));
                   }
                 }
               })));

@@ -14,4 +14,4 @@ import dev.gputop.inference.stats.ServerStats;
  * @param stats the model's windowed statistics, written inline
  */
 public record ModelEntry(
-    String name, String engine, String state, String error, @JsonUnwrapped ServerStats stats) {}
+    String name, String engine, ServerState state, String error, @JsonUnwrapped ServerStats stats) {}

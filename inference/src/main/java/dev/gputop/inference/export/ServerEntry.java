@@ -24,8 +24,8 @@ import java.util.Map;
  *     sorted: one for most servers, several for Ray Serve or Dynamo, empty when the engine names
  *     none
  * @param url the metrics URL
- * @param source {@code discovered} or {@code configured}
- * @param state {@code up}, {@code down} or {@code starting}
+ * @param source where the server comes from
+ * @param state its state
  * @param error why the last scrape failed, or null
  * @param gpus NVML indices of the GPUs its processes use
  * @param pids its processes
@@ -47,8 +47,8 @@ public record ServerEntry(
     String engine,
     List<String> servedModels,
     String url,
-    String source,
-    String state,
+    ServerSource source,
+    ServerState state,
     String error,
     List<Integer> gpus,
     List<Long> pids,
@@ -76,7 +76,7 @@ public record ServerEntry(
    * GPUs unknown), whose N/A reasons are computed from its state alone (no window): for tests and
    * tools.
    */
-  public ServerEntry(String name, String engine, String url, String source, String state, String error,
+  public ServerEntry(String name, String engine, String url, ServerSource source, ServerState state, String error,
       List<Integer> gpus, List<Long> pids, ServerStats stats, List<ModelEntry> models,
       dev.gputop.config.PodIdentity kubernetes) {
     this(name, engine, List.of(), url, source, state, error, gpus, pids, stats, models,

@@ -1,19 +1,22 @@
 package dev.gputop.inference.export;
 
+import dev.gputop.receiver.ExportedCounter;
+import dev.gputop.receiver.ExportedHistogram;
+import dev.gputop.receiver.HealthStatus;
+import dev.gputop.inference.engine.Engine;
 import dev.gputop.inference.stats.Efficiency;
 import dev.gputop.inference.stats.LatencyStats;
 import dev.gputop.inference.stats.ServerCounters;
 import dev.gputop.inference.stats.ServerEnergy;
 import dev.gputop.inference.stats.ServerStats;
+import dev.gputop.inference.stats.SloKind;
 import dev.gputop.inference.stats.SloStats;
 import dev.gputop.inference.window.ServerWindow;
 import dev.gputop.receiver.Alert;
-import dev.gputop.receiver.ExportedCounter;
-import dev.gputop.receiver.ExportedHistogram;
-import dev.gputop.receiver.HealthStatus;
 import dev.gputop.receiver.ServingOverview;
 import io.opentelemetry.api.common.Attributes;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -30,12 +33,6 @@ import java.util.Objects;
  * <p>Used by one thread for one refresh, then discarded. Not thread-safe.
  */
 public final class SnapshotBuilder {
-
-  /** {@code source} of a server from {@code inference.endpoints}. */
-  public static final String CONFIGURED = "configured";
-
-  /** {@code source} of a server found by discovery. */
-  public static final String DISCOVERED = "discovered";
 
   /** KV-cache usage from which a server with waiting requests raises {@code kv_cache_full}. */
   public static final double KV_CACHE_FULL = 0.95;
@@ -69,21 +66,22 @@ public final class SnapshotBuilder {
   }
 
   /**
-   * What one refresh learned about one server.
+   * What one refresh learned about one server; built with {@link #builder}, whose defaults are
+   * a server that nothing but its name, URL and source is known of.
    *
    * @param name the server's name
    * @param url its metrics URL
-   * @param source {@link #CONFIGURED} or {@link #DISCOVERED}
+   * @param source where it comes from
    * @param gpus NVML indices of the GPUs its processes use
    * @param pids its processes
-   * @param engine the engine's id
-   * @param engineKnown whether the engine was recognized (only then are histograms re-exported)
-   * @param state {@code up}, {@code down} or {@code starting}
+   * @param engine the engine of its outputs; its histograms are re-exported only while it is up
+   *     and its engine known (not {@link Engine#UNKNOWN})
+   * @param state its state
    * @param error why the last scrape failed, or null
    * @param stats the server's statistics ({@link ServerStats#EMPTY} while down)
    * @param models statistics per served model, in the server's order; empty unless it serves
    *     several
-   * @param window the server's window, for the re-exported histograms
+   * @param window the server's window, for the re-exported histograms, or null (never scraped)
    * @param pod the Kubernetes pod and container the server runs in, or null: its entry's {@code
    *     kubernetes}, the {@code k8s.*} attributes of its points and histograms, and the pod of its PIDs
    * @param counters its monotonic totals since the agent's first scrape of it, or null for none
@@ -97,12 +95,11 @@ public final class SnapshotBuilder {
   public record Server(
       String name,
       String url,
-      String source,
+      ServerSource source,
       List<Integer> gpus,
       List<Long> pids,
-      String engine,
-      boolean engineKnown,
-      String state,
+      Engine engine,
+      ServerState state,
       String error,
       ServerStats stats,
       Map<String, ServerStats> models,
@@ -113,54 +110,140 @@ public final class SnapshotBuilder {
       Efficiency efficiency,
       ServerEnergy energy) {
 
-    /** A server outside Kubernetes. */
-    public Server(String name, String url, String source, List<Integer> gpus, List<Long> pids, String engine,
-        boolean engineKnown, String state, String error, ServerStats stats, Map<String, ServerStats> models,
-        ServerWindow window) {
-      this(name, url, source, gpus, pids, engine, engineKnown, state, error, stats, models, window, null);
-    }
-
-    /** A server without counters, serving the models of {@code models} (none named for one). */
-    public Server(String name, String url, String source, List<Integer> gpus, List<Long> pids, String engine,
-        boolean engineKnown, String state, String error, ServerStats stats, Map<String, ServerStats> models,
-        ServerWindow window, dev.gputop.config.PodIdentity pod) {
-      this(name, url, source, gpus, pids, engine, engineKnown, state, error, stats, models, window, pod, null,
-          List.copyOf(models.keySet()), Efficiency.NONE, null);
-    }
-
-    /** A server without efficiency (its GPUs unknown), serving the models of {@code models}. */
-    public Server(String name, String url, String source, List<Integer> gpus, List<Long> pids, String engine,
-        boolean engineKnown, String state, String error, ServerStats stats, Map<String, ServerStats> models,
-        ServerWindow window, dev.gputop.config.PodIdentity pod, ServerCounters counters) {
-      this(name, url, source, gpus, pids, engine, engineKnown, state, error, stats, models, window, pod,
-          counters, List.copyOf(models.keySet()), Efficiency.NONE, null);
-    }
-
     public Server {
       Objects.requireNonNull(name, "name");
+      Objects.requireNonNull(url, "url");
+      Objects.requireNonNull(source, "source");
+      Objects.requireNonNull(engine, "engine");
+      Objects.requireNonNull(state, "state");
       Objects.requireNonNull(stats, "stats");
+      gpus = List.copyOf(gpus);
+      pids = List.copyOf(pids);
       models = new LinkedHashMap<>(models);
       servedModels = List.copyOf(servedModels);
       efficiency = efficiency == null ? Efficiency.NONE : efficiency;
     }
 
+    /**
+     * A server of this name, URL and source, up, of an unknown engine, with no GPUs, processes,
+     * statistics, models, window, pod, counters, efficiency or energy until set.
+     */
+    public static Builder builder(String name, String url, ServerSource source) {
+      return new Builder(name, url, source);
+    }
+
     boolean down() {
-      return "down".equals(state);
+      return state == ServerState.DOWN;
+    }
+
+    /** Collects a {@link Server}'s components by name; {@link #build} validates them. */
+    public static final class Builder {
+      private final String name;
+      private final String url;
+      private final ServerSource source;
+      private List<Integer> gpus = List.of();
+      private List<Long> pids = List.of();
+      private Engine engine = Engine.UNKNOWN;
+      private ServerState state = ServerState.UP;
+      private String error;
+      private ServerStats stats = ServerStats.EMPTY;
+      private Map<String, ServerStats> models = Map.of();
+      private ServerWindow window;
+      private dev.gputop.config.PodIdentity pod;
+      private ServerCounters counters;
+      private List<String> servedModels;
+      private Efficiency efficiency = Efficiency.NONE;
+      private ServerEnergy energy;
+
+      private Builder(String name, String url, ServerSource source) {
+        this.name = name;
+        this.url = url;
+        this.source = source;
+      }
+
+      public Builder gpus(List<Integer> gpus) {
+        this.gpus = gpus;
+        return this;
+      }
+
+      public Builder pids(List<Long> pids) {
+        this.pids = pids;
+        return this;
+      }
+
+      public Builder engine(Engine engine) {
+        this.engine = engine;
+        return this;
+      }
+
+      /** The state, and why the last scrape failed (null unless down). */
+      public Builder state(ServerState state, String error) {
+        this.state = state;
+        this.error = error;
+        return this;
+      }
+
+      public Builder stats(ServerStats stats) {
+        this.stats = stats;
+        return this;
+      }
+
+      public Builder models(Map<String, ServerStats> models) {
+        this.models = models;
+        return this;
+      }
+
+      public Builder window(ServerWindow window) {
+        this.window = window;
+        return this;
+      }
+
+      public Builder pod(dev.gputop.config.PodIdentity pod) {
+        this.pod = pod;
+        return this;
+      }
+
+      public Builder counters(ServerCounters counters) {
+        this.counters = counters;
+        return this;
+      }
+
+      /** The served models; unset, those of {@link #models}. */
+      public Builder servedModels(List<String> servedModels) {
+        this.servedModels = servedModels;
+        return this;
+      }
+
+      public Builder efficiency(Efficiency efficiency) {
+        this.efficiency = efficiency;
+        return this;
+      }
+
+      public Builder energy(ServerEnergy energy) {
+        this.energy = energy;
+        return this;
+      }
+
+      public Server build() {
+        return new Server(name, url, source, gpus, pids, engine, state, error, stats, models, window, pod,
+            counters, servedModels == null ? List.copyOf(models.keySet()) : servedModels, efficiency, energy);
+      }
     }
   }
 
   /** Adds one server, in target order. */
   public void add(Server s) {
-    ExportCache.Server cached = cache.server(s.name(), s.engine(), s.pod());
+    String engine = s.engine().id();
+    ExportCache.Server cached = cache.server(s.name(), engine, s.pod());
     List<ModelEntry> models = s.models().isEmpty() ? List.of() : new ArrayList<>(s.models().size());
     for (Map.Entry<String, ServerStats> m : s.models().entrySet()) {
-      models.add(new ModelEntry(m.getKey(), s.engine(), s.state(), null, m.getValue()));
+      models.add(new ModelEntry(m.getKey(), engine, s.state(), null, m.getValue()));
       modelPoints.add(cached.point(m.getKey(), m.getValue()));
     }
     // Drift as the newest scrape showed it; a server that is down shows none.
     dev.gputop.inference.engine.Drift drift = s.down() || s.window() == null
         ? dev.gputop.inference.engine.Drift.NONE : s.window().drift();
-    entries.add(new ServerEntry(s.name(), s.engine(), s.servedModels(), s.url(), s.source(), s.state(),
+    entries.add(new ServerEntry(s.name(), engine, s.servedModels(), s.url(), s.source(), s.state(),
         s.error(), s.gpus(), s.pids(), s.stats(), models, ServerEntry.unreadOf(drift),
         ServerEntry.missingOf(drift), s.pod(), Unavailable.of(s.state(), s.stats(), s.window()),
         s.efficiency()));
@@ -175,9 +258,9 @@ public final class SnapshotBuilder {
     }
     List<Attributes> stateSet = cached.states();
     for (int i = 0; i < stateSet.size(); i++) {
-      states.put(stateSet.get(i), StatsPoint.STATES.get(i).equals(s.state()) ? 1L : 0L);
+      states.put(stateSet.get(i), i == s.state().ordinal() ? 1L : 0L);
     }
-    if (!s.down() && s.engineKnown()) {
+    if (!s.down() && s.engine() != Engine.UNKNOWN && s.window() != null) {
       HistogramExports.addTo(histograms, cached, s.window());
     }
     if (s.counters() != null && s.counters().started()) {
@@ -201,7 +284,7 @@ public final class SnapshotBuilder {
     if (breach != null) {
       alerts.add(new Alert("slo_breach", s.name(), breach));
     }
-    if (CONFIGURED.equals(s.source()) && s.down()) {
+    if (s.source() == ServerSource.CONFIGURED && s.down()) {
       String why = "configured endpoint " + s.name() + " (" + s.url() + ") can't be scraped: " + s.error();
       alerts.add(new Alert("inference_unhealthy", s.name(), why));
       unhealthy.add(why);
@@ -215,19 +298,17 @@ public final class SnapshotBuilder {
    */
   static String sloBreach(ServerStats stats) {
     SloStats slo = stats.slo();
-    SloStats.Value[] values = slo.values();
-    LatencyStats[] latencies = {stats.ttft(), stats.itl(), stats.e2e(), stats.queue()};
     StringBuilder why = new StringBuilder();
-    for (int i = 0; i < values.length; i++) {
-      SloStats.Value v = values[i];
-      LatencyStats l = latencies[i];
+    for (SloKind k : SloKind.ALL) {
+      SloStats.Value v = slo.value(k);
+      LatencyStats l = k.latency(stats);
       if (v == null || v.attainment() == null || !(v.attainment() < v.objective())
           || l == null || l.count() == null || l.count() < slo.minRequests()) {
         continue;
       }
       why.append(why.length() == 0 ? "" : "; ").append(String.format(Locale.ROOT,
           "%s: %.1f%% of %d requests within %s, objective %s (burn rate %.1fx)",
-          StatsPoint.SLO_KINDS.get(i), v.attainment() * 100, l.count(), seconds(v.target()),
+          k.jsonName(), v.attainment() * 100, l.count(), seconds(v.target()),
           percent(v.objective()), v.burnRate()));
     }
     return why.length() == 0 ? null : "SLO breached: " + why;
@@ -263,7 +344,7 @@ public final class SnapshotBuilder {
     Double worstSlo = null;
     double efficientTokens = 0;
     double watts = 0;
-    Map<String, Double> good = new LinkedHashMap<>();
+    Map<SloKind, Double> good = new EnumMap<>(SloKind.class);
     for (ServerEntry e : servers) {
       ServerStats s = e.stats();
       Double perToken = e.efficiency().joulesPerGeneratedToken();
@@ -271,10 +352,10 @@ public final class SnapshotBuilder {
         efficientTokens += s.generationTokensPerSecond();
         watts += s.generationTokensPerSecond() * perToken;
       }
-      SloStats.Value[] slos = s.slo().values();
-      for (int i = 0; i < slos.length; i++) {
-        if (slos[i] != null && slos[i].goodRequestsPerSecond() != null) {
-          good.merge(StatsPoint.SLO_KINDS.get(i), slos[i].goodRequestsPerSecond(), Double::sum);
+      for (SloKind k : SloKind.ALL) {
+        SloStats.Value v = s.slo().value(k);
+        if (v != null && v.goodRequestsPerSecond() != null) {
+          good.merge(k, v.goodRequestsPerSecond(), Double::sum);
         }
       }
       Double w = s.slo().worstAttainment();
@@ -290,8 +371,11 @@ public final class SnapshotBuilder {
         waiting = (waiting == null ? 0 : waiting) + s.waiting();
       }
     }
+    // The contract's overview is keyed by the SLOs' JSON names (otel-config can't see SloKind).
+    Map<String, Double> goodByName = new LinkedHashMap<>();
+    good.forEach((k, v) -> goodByName.put(k.jsonName(), v));
     return new ServingOverview(worstTtft, worstItl, generation, waiting, worstSlo,
-        watts > 0 ? efficientTokens / watts : null, good);
+        watts > 0 ? efficientTokens / watts : null, goodByName);
   }
 
   private static Double max(Double a, Double b) {

@@ -2,8 +2,10 @@ package dev.gputop.inference.export;
 
 import dev.gputop.inference.stats.Quantiles;
 import dev.gputop.inference.stats.ServerStats;
+import dev.gputop.inference.stats.SloKind;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.common.Attributes;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -14,7 +16,7 @@ import java.util.List;
  * @param attributes {@code server}, {@code engine} (and {@code model} for a model's point)
  * @param quantiles the attributes plus {@code quantile} for each of the default quantiles
  *     (0.5, 0.9, 0.99; see {@link #quantile})
- * @param slo the attributes plus {@code slo} = ttft, itl, e2e, queue, in that order
+ * @param slo the attributes plus {@code slo}, in the order of {@link SloKind}
  * @param stats the values
  * @param model the model of a per-model point (its values go to the {@code
  *     gputop.inference.model.*} families), or null for the server's own point
@@ -23,20 +25,12 @@ public record StatsPoint(
     Attributes attributes, List<Attributes> quantiles, List<Attributes> slo,
     ServerStats stats, String model) {
 
-  /** The values of the {@code slo} attribute, in the order of {@link #slo()}. */
-  public static final List<String> SLO_KINDS = List.of("ttft", "itl", "e2e", "queue");
-
   static final AttributeKey<String> SERVER = AttributeKey.stringKey("server");
   static final AttributeKey<String> ENGINE = AttributeKey.stringKey("engine");
   static final AttributeKey<String> MODEL = AttributeKey.stringKey("model");
   static final AttributeKey<String> QUANTILE = AttributeKey.stringKey("quantile");
   static final AttributeKey<String> STATE = AttributeKey.stringKey("state");
 
-  /**
-   * The states of {@code gputop.inference.server.state}, every one always exported (an
-   * OpenMetrics state set): 1 for the server's state, 0 for the others.
-   */
-  public static final List<String> STATES = List.of("up", "starting", "down");
   static final AttributeKey<String> SLO = AttributeKey.stringKey("slo");
 
   public StatsPoint {
@@ -76,7 +70,7 @@ public record StatsPoint(
         a,
         Quantiles.DEFAULT.levels().stream()
             .map(q -> a.toBuilder().put(QUANTILE, Quantiles.label(q)).build()).toList(),
-        SLO_KINDS.stream().map(k -> a.toBuilder().put(SLO, k).build()).toList(),
+        SloKind.ALL.stream().map(k -> a.toBuilder().put(SLO, k.jsonName()).build()).toList(),
         stats, model);
   }
 
@@ -111,9 +105,13 @@ public record StatsPoint(
     return model == null || model.isEmpty() ? up : up.toBuilder().put(MODEL, model).build();
   }
 
-  /** The {@code gputop.inference.server.state} points of a server, in the order of {@link #STATES}. */
+  /**
+   * The {@code gputop.inference.server.state} points of a server, in the order of {@link
+   * ServerState}: every state always exported (an OpenMetrics state set), 1 for the server's
+   * state, 0 for the others.
+   */
   public static List<Attributes> stateAttributes(String server, String engine, dev.gputop.config.PodIdentity pod) {
     Attributes up = upAttributes(server, engine, pod);
-    return STATES.stream().map(s -> up.toBuilder().put(STATE, s).build()).toList();
+    return Arrays.stream(ServerState.values()).map(s -> up.toBuilder().put(STATE, s.jsonName()).build()).toList();
   }
 }

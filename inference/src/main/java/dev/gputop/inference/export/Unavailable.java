@@ -89,10 +89,10 @@ public final class Unavailable {
   /**
    * The reason for each N/A field of {@code stats}, in the fields' order.
    *
-   * @param state the server's state ({@code up}, {@code starting}, {@code down})
+   * @param state the server's state
    * @param window the server's window, or null when it has none (never scraped)
    */
-  public static Map<String, String> of(String state, ServerStats stats, ServerWindow window) {
+  public static Map<String, String> of(ServerState state, ServerStats stats, ServerWindow window) {
     Map<String, String> out = new LinkedHashMap<>();
     for (RecordComponent c : FIELDS) {
       if (BREAKDOWNS.contains(c.getName())) {
@@ -112,15 +112,15 @@ public final class Unavailable {
 
   /** Puts the reason of {@code field} when its value is N/A (a latency with no mean and no p50). */
   private static void add(
-      Map<String, String> out, String field, Object value, String state, ServerWindow window) {
+      Map<String, String> out, String field, Object value, ServerState state, ServerWindow window) {
     if (value != null && !(value instanceof LatencyStats l && l.p50() == null && l.mean() == null)) {
       return;
     }
     out.put(field, reason(field, value, state, window));
   }
 
-  private static String reason(String field, Object value, String state, ServerWindow window) {
-    if ("down".equals(state)) {
+  private static String reason(String field, Object value, ServerState state, ServerWindow window) {
+    if (state == ServerState.DOWN) {
       return DOWN;
     }
     if (window == null || window.size() == 0 || !exported(field, window)) {
@@ -129,7 +129,7 @@ public final class Unavailable {
     if (NEWEST_SCRAPE.contains(field)) {
       return STARTING; // exported but no finite sample yet
     }
-    if (window.size() < 2 || "starting".equals(state)) {
+    if (window.size() < 2 || state == ServerState.STARTING) {
       return STARTING;
     }
     if (value instanceof LatencyStats l) {

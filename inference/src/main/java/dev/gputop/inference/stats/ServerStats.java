@@ -9,8 +9,8 @@ import dev.gputop.receiver.ServerReport;
  * <p>This record is the one declaration of the statistics fields: the JSON snapshot's {@code
  * inference[]} and {@code models[]} entries write them inline ({@code @JsonUnwrapped} in {@code
  * ServerEntry} and {@code ModelEntry}), in this order, and {@code SnapshotBuilder} hands the
- * record on whole. To add a statistic: add the component here (and to {@link #EMPTY}), compute it
- * in {@link WindowStatistics}, register its gauge in {@code InferenceMetrics} (the metric's name,
+ * record on whole; everything else builds it by name ({@link #builder}). To add a statistic: add
+ * the component here and to the {@link Builder}, compute it in {@link WindowStatistics}, register its gauge in {@code InferenceMetrics} (the metric's name,
  * unit and description live there, with docs/metrics.md), and describe it in
  * docs/json-schema.md and agent's {@code snapshot.schema.json}. Nothing copies fields one by one.
  *
@@ -69,9 +69,7 @@ public record ServerStats(
     RequestLengths requestLengths) implements ServerReport.Stats {
 
   /** Nothing known. */
-  public static final ServerStats EMPTY = new ServerStats(
-      null, null, null, null, null, null, null, null, null, null, null, null, null, null, null,
-      null, null, null, null, null, SloStats.NONE, RequestLengths.NONE);
+  public static final ServerStats EMPTY = builder().build();
 
   public ServerStats {
     slo = slo == null ? SloStats.NONE : slo;
@@ -79,56 +77,190 @@ public record ServerStats(
     finishReasons = finishReasons == null ? null : java.util.Collections.unmodifiableMap(new java.util.TreeMap<>(finishReasons));
   }
 
-  /** These statistics without request lengths (N/A). */
-  public ServerStats(Integer running, Integer waiting, Double kvCacheUsage, Double prefixHitRatio,
-      Double requestsPerSecond, Double promptTokensPerSecond, Double generationTokensPerSecond,
-      Double preemptionsPerSecond, LatencyStats ttft, LatencyStats itl, LatencyStats tpot,
-      LatencyStats e2e, LatencyStats queue, Double ttftApproxMean, Double failedRequestsPerSecond,
-      Double abortedRequestsPerSecond, Double specDecodeAcceptanceRate, LatencyStats prefill,
-      LatencyStats decode, java.util.Map<String, Double> finishReasons, SloStats slo) {
-    this(running, waiting, kvCacheUsage, prefixHitRatio, requestsPerSecond, promptTokensPerSecond,
-        generationTokensPerSecond, preemptionsPerSecond, ttft, itl, tpot, e2e, queue, ttftApproxMean,
-        failedRequestsPerSecond, abortedRequestsPerSecond, specDecodeAcceptanceRate, prefill, decode,
-        finishReasons, slo, RequestLengths.NONE);
+  /** Statistics with nothing known ({@link #EMPTY}) until set. */
+  public static Builder builder() {
+    return new Builder();
   }
 
-  /** These statistics without SLOs and without the values of the newer concepts. */
-  public ServerStats(Integer running, Integer waiting, Double kvCacheUsage, Double prefixHitRatio,
-      Double requestsPerSecond, Double promptTokensPerSecond, Double generationTokensPerSecond,
-      Double preemptionsPerSecond, LatencyStats ttft, LatencyStats itl, LatencyStats e2e,
-      LatencyStats queue, Double ttftApproxMean) {
-    this(running, waiting, kvCacheUsage, prefixHitRatio, requestsPerSecond, promptTokensPerSecond,
-        generationTokensPerSecond, preemptionsPerSecond, ttft, itl, e2e, queue, ttftApproxMean,
-        SloStats.NONE);
-  }
-
-  /** These statistics with SLOs, without the values of the newer concepts (null: N/A). */
-  public ServerStats(Integer running, Integer waiting, Double kvCacheUsage, Double prefixHitRatio,
-      Double requestsPerSecond, Double promptTokensPerSecond, Double generationTokensPerSecond,
-      Double preemptionsPerSecond, LatencyStats ttft, LatencyStats itl, LatencyStats e2e,
-      LatencyStats queue, Double ttftApproxMean, SloStats slo) {
-    this(running, waiting, kvCacheUsage, prefixHitRatio, requestsPerSecond, promptTokensPerSecond,
-        generationTokensPerSecond, preemptionsPerSecond, ttft, itl, null, e2e, queue, ttftApproxMean,
-        null, null, null, null, null, null, slo, RequestLengths.NONE);
-  }
-
-  /** These statistics without a time per output token (null: N/A). */
-  public ServerStats(Integer running, Integer waiting, Double kvCacheUsage, Double prefixHitRatio,
-      Double requestsPerSecond, Double promptTokensPerSecond, Double generationTokensPerSecond,
-      Double preemptionsPerSecond, LatencyStats ttft, LatencyStats itl, LatencyStats e2e,
-      LatencyStats queue, Double ttftApproxMean, Double failedRequestsPerSecond,
-      Double specDecodeAcceptanceRate, LatencyStats prefill, LatencyStats decode, SloStats slo) {
-    this(running, waiting, kvCacheUsage, prefixHitRatio, requestsPerSecond, promptTokensPerSecond,
-        generationTokensPerSecond, preemptionsPerSecond, ttft, itl, null, e2e, queue, ttftApproxMean,
-        failedRequestsPerSecond, null, specDecodeAcceptanceRate, prefill, decode, null, slo,
-        RequestLengths.NONE);
+  /** A builder that starts from these statistics. */
+  public Builder toBuilder() {
+    Builder b = new Builder();
+    b.running = running;
+    b.waiting = waiting;
+    b.kvCacheUsage = kvCacheUsage;
+    b.prefixHitRatio = prefixHitRatio;
+    b.requestsPerSecond = requestsPerSecond;
+    b.promptTokensPerSecond = promptTokensPerSecond;
+    b.generationTokensPerSecond = generationTokensPerSecond;
+    b.preemptionsPerSecond = preemptionsPerSecond;
+    b.ttft = ttft;
+    b.itl = itl;
+    b.tpot = tpot;
+    b.e2e = e2e;
+    b.queue = queue;
+    b.ttftApproxMean = ttftApproxMean;
+    b.failedRequestsPerSecond = failedRequestsPerSecond;
+    b.abortedRequestsPerSecond = abortedRequestsPerSecond;
+    b.specDecodeAcceptanceRate = specDecodeAcceptanceRate;
+    b.prefill = prefill;
+    b.decode = decode;
+    b.finishReasons = finishReasons;
+    b.slo = slo;
+    b.requestLengths = requestLengths;
+    return b;
   }
 
   /** These statistics with {@code slo}. */
   public ServerStats withSlo(SloStats slo) {
-    return new ServerStats(running, waiting, kvCacheUsage, prefixHitRatio, requestsPerSecond,
-        promptTokensPerSecond, generationTokensPerSecond, preemptionsPerSecond, ttft, itl, tpot, e2e,
-        queue, ttftApproxMean, failedRequestsPerSecond, abortedRequestsPerSecond,
-        specDecodeAcceptanceRate, prefill, decode, finishReasons, slo, requestLengths);
+    return toBuilder().slo(slo).build();
+  }
+
+  /**
+   * Collects the components by name (each unset one null: N/A; {@code slo} {@link
+   * SloStats#NONE}); {@link #build} hands them to the canonical constructor. Adding a statistic:
+   * its field and setter here and its name in {@link #build} and {@link #toBuilder}.
+   */
+  public static final class Builder {
+    private Integer running;
+    private Integer waiting;
+    private Double kvCacheUsage;
+    private Double prefixHitRatio;
+    private Double requestsPerSecond;
+    private Double promptTokensPerSecond;
+    private Double generationTokensPerSecond;
+    private Double preemptionsPerSecond;
+    private LatencyStats ttft;
+    private LatencyStats itl;
+    private LatencyStats tpot;
+    private LatencyStats e2e;
+    private LatencyStats queue;
+    private Double ttftApproxMean;
+    private Double failedRequestsPerSecond;
+    private Double abortedRequestsPerSecond;
+    private Double specDecodeAcceptanceRate;
+    private LatencyStats prefill;
+    private LatencyStats decode;
+    private java.util.Map<String, Double> finishReasons;
+    private SloStats slo;
+    private RequestLengths requestLengths;
+
+    private Builder() {}
+
+    public Builder running(Integer running) {
+      this.running = running;
+      return this;
+    }
+
+    public Builder waiting(Integer waiting) {
+      this.waiting = waiting;
+      return this;
+    }
+
+    public Builder kvCacheUsage(Double kvCacheUsage) {
+      this.kvCacheUsage = kvCacheUsage;
+      return this;
+    }
+
+    public Builder prefixHitRatio(Double prefixHitRatio) {
+      this.prefixHitRatio = prefixHitRatio;
+      return this;
+    }
+
+    public Builder requestsPerSecond(Double requestsPerSecond) {
+      this.requestsPerSecond = requestsPerSecond;
+      return this;
+    }
+
+    public Builder promptTokensPerSecond(Double promptTokensPerSecond) {
+      this.promptTokensPerSecond = promptTokensPerSecond;
+      return this;
+    }
+
+    public Builder generationTokensPerSecond(Double generationTokensPerSecond) {
+      this.generationTokensPerSecond = generationTokensPerSecond;
+      return this;
+    }
+
+    public Builder preemptionsPerSecond(Double preemptionsPerSecond) {
+      this.preemptionsPerSecond = preemptionsPerSecond;
+      return this;
+    }
+
+    public Builder ttft(LatencyStats ttft) {
+      this.ttft = ttft;
+      return this;
+    }
+
+    public Builder itl(LatencyStats itl) {
+      this.itl = itl;
+      return this;
+    }
+
+    public Builder tpot(LatencyStats tpot) {
+      this.tpot = tpot;
+      return this;
+    }
+
+    public Builder e2e(LatencyStats e2e) {
+      this.e2e = e2e;
+      return this;
+    }
+
+    public Builder queue(LatencyStats queue) {
+      this.queue = queue;
+      return this;
+    }
+
+    public Builder ttftApproxMean(Double ttftApproxMean) {
+      this.ttftApproxMean = ttftApproxMean;
+      return this;
+    }
+
+    public Builder failedRequestsPerSecond(Double failedRequestsPerSecond) {
+      this.failedRequestsPerSecond = failedRequestsPerSecond;
+      return this;
+    }
+
+    public Builder abortedRequestsPerSecond(Double abortedRequestsPerSecond) {
+      this.abortedRequestsPerSecond = abortedRequestsPerSecond;
+      return this;
+    }
+
+    public Builder specDecodeAcceptanceRate(Double specDecodeAcceptanceRate) {
+      this.specDecodeAcceptanceRate = specDecodeAcceptanceRate;
+      return this;
+    }
+
+    public Builder prefill(LatencyStats prefill) {
+      this.prefill = prefill;
+      return this;
+    }
+
+    public Builder decode(LatencyStats decode) {
+      this.decode = decode;
+      return this;
+    }
+
+    public Builder finishReasons(java.util.Map<String, Double> finishReasons) {
+      this.finishReasons = finishReasons;
+      return this;
+    }
+
+    public Builder slo(SloStats slo) {
+      this.slo = slo;
+      return this;
+    }
+
+    public Builder requestLengths(RequestLengths requestLengths) {
+      this.requestLengths = requestLengths;
+      return this;
+    }
+
+    public ServerStats build() {
+      return new ServerStats(running, waiting, kvCacheUsage, prefixHitRatio, requestsPerSecond,
+          promptTokensPerSecond, generationTokensPerSecond, preemptionsPerSecond, ttft, itl, tpot,
+          e2e, queue, ttftApproxMean, failedRequestsPerSecond, abortedRequestsPerSecond,
+          specDecodeAcceptanceRate, prefill, decode, finishReasons, slo, requestLengths);
+    }
   }
 }

@@ -50,18 +50,19 @@ public final class SloAttainment {
     }
     double objective = targets.objective() == null ? SloTargets.DEFAULT_OBJECTIVE : targets.objective();
     return new SloStats(
-        value(buckets, Concept.TTFT, targets.ttft(), objective),
-        value(buckets, Concept.ITL, targets.itl(), objective),
-        value(buckets, Concept.E2E, targets.e2e(), objective),
-        value(buckets, Concept.QUEUE, targets.queue(), objective),
+        value(buckets, SloKind.TTFT, targets, objective),
+        value(buckets, SloKind.ITL, targets, objective),
+        value(buckets, SloKind.E2E, targets, objective),
+        value(buckets, SloKind.QUEUE, targets, objective),
         targets.minRequests() == null ? SloTargets.DEFAULT_MIN_REQUESTS : targets.minRequests());
   }
 
-  private static SloStats.Value value(BucketSource buckets, Concept c, Duration target, double objective) {
+  private static SloStats.Value value(BucketSource buckets, SloKind kind, SloTargets targets, double objective) {
+    Duration target = kind.target(targets);
     if (target == null) {
       return null;
     }
-    WindowStatistics.Buckets b = buckets.of(c);
+    WindowStatistics.Buckets b = buckets.of(kind.concept());
     if (b == null) {
       return null; // the server does not export this histogram
     }

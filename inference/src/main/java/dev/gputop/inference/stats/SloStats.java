@@ -58,15 +58,16 @@ public record SloStats(Value ttft, Value itl, Value e2e, Value queue, @JsonIgnor
     return v == null ? null : v.withRate(requestsPerSecond);
   }
 
-  /** The four in the order of the {@code slo} attribute values ttft, itl, e2e, queue. */
-  public Value[] values() {
-    return new Value[] {ttft, itl, e2e, queue};
+  /** The SLO of {@code kind}, or null. */
+  public Value value(SloKind kind) {
+    return kind.value(this);
   }
 
   /** The lowest attainment of the four, or null when none is known. */
   public Double worstAttainment() {
     Double worst = null;
-    for (Value v : values()) {
+    for (SloKind k : SloKind.ALL) {
+      Value v = value(k);
       if (v != null && v.attainment() != null && (worst == null || v.attainment() < worst)) {
         worst = v.attainment();
       }

@@ -83,11 +83,12 @@ public final class WindowStatistics {
     Double kv = gaugeMax(w, Concept.KV_CACHE, model);
     Double hitGauge = hitRateGauge(w, model);
     if (r.m < 2) {
-      return new ServerStats(running, waiting, kv, hitGauge, null, null, null, null,
-          notYet(r, Concept.TTFT), notYet(r, Concept.ITL), notYet(r, Concept.TPOT),
-          notYet(r, Concept.E2E), notYet(r, Concept.QUEUE), null, null, null, null,
-          notYet(r, Concept.PREFILL), notYet(r, Concept.DECODE), null, SloStats.NONE,
-          new RequestLengths(notYet(r, Concept.PROMPT_LENGTH), notYet(r, Concept.GENERATION_LENGTH)));
+      return ServerStats.builder().running(running).waiting(waiting).kvCacheUsage(kv).prefixHitRatio(hitGauge)
+          .ttft(notYet(r, Concept.TTFT)).itl(notYet(r, Concept.ITL)).tpot(notYet(r, Concept.TPOT))
+          .e2e(notYet(r, Concept.E2E)).queue(notYet(r, Concept.QUEUE))
+          .prefill(notYet(r, Concept.PREFILL)).decode(notYet(r, Concept.DECODE))
+          .requestLengths(new RequestLengths(notYet(r, Concept.PROMPT_LENGTH), notYet(r, Concept.GENERATION_LENGTH)))
+          .build();
     }
     Double prefix = ratio(r, Concept.PREFIX_HITS, Concept.PREFIX_QUERIES);
     if (prefix == null && !w.has(Concept.PREFIX_HITS)) {
@@ -95,29 +96,29 @@ public final class WindowStatistics {
     }
     LatencyStats ttft = latency(r, Concept.TTFT);
     LatencyStats queue = latency(r, Concept.QUEUE);
-    return new ServerStats(
-        running,
-        waiting,
-        kv,
-        prefix,
-        rate(r, Concept.REQUESTS),
-        rate(r, Concept.PROMPT_TOKENS),
-        rate(r, Concept.GENERATION_TOKENS),
-        rate(r, Concept.PREEMPTIONS),
-        ttft,
-        latency(r, Concept.ITL),
-        latency(r, Concept.TPOT),
-        latency(r, Concept.E2E),
-        queue,
-        ttft == null ? ttftApprox(r, queue) : null,
-        rate(r, Concept.FAILED_REQUESTS),
-        rate(r, Concept.ABORTED_REQUESTS),
-        ratio(r, Concept.SPEC_ACCEPTED_TOKENS, Concept.SPEC_DRAFT_TOKENS),
-        latency(r, Concept.PREFILL),
-        latency(r, Concept.DECODE),
-        finishReasons(r),
-        SloStats.NONE,
-        new RequestLengths(latency(r, Concept.PROMPT_LENGTH), latency(r, Concept.GENERATION_LENGTH)));
+    return ServerStats.builder()
+        .running(running)
+        .waiting(waiting)
+        .kvCacheUsage(kv)
+        .prefixHitRatio(prefix)
+        .requestsPerSecond(rate(r, Concept.REQUESTS))
+        .promptTokensPerSecond(rate(r, Concept.PROMPT_TOKENS))
+        .generationTokensPerSecond(rate(r, Concept.GENERATION_TOKENS))
+        .preemptionsPerSecond(rate(r, Concept.PREEMPTIONS))
+        .ttft(ttft)
+        .itl(latency(r, Concept.ITL))
+        .tpot(latency(r, Concept.TPOT))
+        .e2e(latency(r, Concept.E2E))
+        .queue(queue)
+        .ttftApproxMean(ttft == null ? ttftApprox(r, queue) : null)
+        .failedRequestsPerSecond(rate(r, Concept.FAILED_REQUESTS))
+        .abortedRequestsPerSecond(rate(r, Concept.ABORTED_REQUESTS))
+        .specDecodeAcceptanceRate(ratio(r, Concept.SPEC_ACCEPTED_TOKENS, Concept.SPEC_DRAFT_TOKENS))
+        .prefill(latency(r, Concept.PREFILL))
+        .decode(latency(r, Concept.DECODE))
+        .finishReasons(finishReasons(r))
+        .requestLengths(new RequestLengths(latency(r, Concept.PROMPT_LENGTH), latency(r, Concept.GENERATION_LENGTH)))
+        .build();
   }
 
   /**

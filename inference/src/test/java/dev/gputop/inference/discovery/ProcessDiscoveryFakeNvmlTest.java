@@ -6,7 +6,6 @@ import dev.gputop.testing.ManualClock;
 import dev.gputop.config.AgentConfig;
 import dev.gputop.config.DiscoveryConfig;
 import dev.gputop.config.DiscoveryConfig.Scope;
-import dev.gputop.config.InferenceConfig;
 import dev.gputop.config.KubernetesConfig;
 import dev.gputop.config.NvmlConfig;
 import dev.gputop.testing.TestReceiverContext;
@@ -77,9 +76,8 @@ class ProcessDiscoveryFakeNvmlTest {
     fake.fake_nvml_add_process(1, (int) workers.get(1).pid(), 20L << 30);
     fake.fake_nvml_add_process(3, (int) llama.pid(), 4L << 30);
 
-    TestReceiverContext ctx = new TestReceiverContext(new AgentConfig(AgentConfig.DEFAULT_REFRESH,
-        AgentConfig.DEFAULT_LISTEN, InferenceConfig.defaults(),
-        new NvmlConfig(true, FakeNvml.path().toString()), KubernetesConfig.defaults()), clock);
+    TestReceiverContext ctx = new TestReceiverContext(
+        AgentConfig.builder().nvml(new NvmlConfig(true, FakeNvml.path().toString())).build(), clock);
     nvml = NvmlReceiver.create(ctx);
     nvml.refresh();
     ProcessDiscovery discovery = new ProcessDiscovery(new DiscoveryConfig(true, Scope.GPU, "/proc"),

@@ -2,11 +2,15 @@ package dev.gputop.inference.export;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.gputop.receiver.ExportedHistogram;
+import dev.gputop.inference.engine.Concept;
+import dev.gputop.inference.engine.Engine;
 import dev.gputop.inference.engine.EngineMapper;
 import dev.gputop.inference.stats.ServerStats;
 import dev.gputop.inference.testing.TextExpositions;
 import dev.gputop.inference.window.ServerWindow;
 import dev.gputop.receiver.ExportedHistogram;
+import io.opentelemetry.sdk.testing.assertj.OpenTelemetryAssertions;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -15,8 +19,7 @@ import org.junit.jupiter.api.Test;
 /** A server's attribute sets are built once and kept while it stays, with its engine. */
 class ExportCacheTest {
 
-  private static final ServerStats STATS =
-      new ServerStats(3, 1, null, null, null, null, null, null, null, null, null, null, null);
+  private static final ServerStats STATS = ServerStats.builder().running(3).waiting(1).build();
 
   private final ServerWindow window = new ServerWindow(Duration.ofMinutes(1), 8);
   private long nanos;
@@ -37,8 +40,8 @@ class ExportCacheTest {
   private InferenceSnapshot refresh(ExportCache cache, String engine, String... servers) {
     SnapshotBuilder b = new SnapshotBuilder(cache);
     for (String name : servers) {
-      b.add(new SnapshotBuilder.Server(name, "http://h:1/metrics", SnapshotBuilder.CONFIGURED,
-          List.of(), List.of(), engine, true, "up", null, STATS, Map.of(), window));
+      b.add(SnapshotBuilder.Server.builder(name, "http://h:1/metrics", ServerSource.CONFIGURED)
+          .engine(Engine.of(engine)).stats(STATS).window(window).build());
     }
     return b.build(new DiscoverySection(List.of(), List.of()));
   }
@@ -69,9 +72,14 @@ class ExportCacheTest {
     ExportedHistogram first = refresh(cache, "vllm", "a").histograms().get(0);
     scrape(10);
     ExportedHistogram second = refresh(cache, "vllm", "a").histograms().get(0);
-    assertThat(second.attributes()).isSameAs(first.attributes())
+    assertThat(second.attributes()).isSameAs(first.attributes());
+    OpenTelemetryAssertions.assertThat(second.attributes())
         .containsEntry("server", "a").containsEntry("gen_ai.request.model", "m");
-    assertThat(second.boundaries()).isSameAs(first.boundaries()).containsExactly(0.5, 1.0);
+    // The boundaries of a layout are found once (the histogram keeps a copy of its own).
+    double[] bounds = window.columns(Concept.TTFT).get(0).bounds();
+    assertThat(cache.server("a", "vllm", null).layout(bounds).boundaries)
+        .isSameAs(cache.server("a", "vllm", null).layout(bounds).boundaries).containsExactly(0.5, 1.0);
+    assertThat(second.boundaries()).containsExactly(0.5, 1.0);
     assertThat(first.counts()).containsExactly(0L, 4L, 0L);
     assertThat(second.counts()).containsExactly(0L, 10L, 0L);
     assertThat(second.count()).isEqualTo(10);

@@ -57,8 +57,8 @@ class InferenceMetricsTest {
 
   @Test
   void collect_failedAndAbortedAreTwoGauges() {
-    ServerStats s = new ServerStats(1, 0, null, null, 2.0, null, null, null, null, null, null, null, null, null,
-        0.3, 0.2, null, null, null, null, null);
+    ServerStats s = ServerStats.builder().running(1).waiting(0).requestsPerSecond(2.0)
+        .failedRequestsPerSecond(0.3).abortedRequestsPerSecond(0.2).build();
     snapshot.set(snapshotOf(List.of(StatsPoint.of("chat", "vllm", null, s)), Map.of()));
     try (InferenceMetrics m = new InferenceMetrics(sdk, snapshot::get)) {
       Collection<MetricData> all = reader.collectAllMetrics();
@@ -71,8 +71,8 @@ class InferenceMetricsTest {
       assertThat(aborted.getDescription()).contains("client aborted or cancelled");
     }
     // N/A (an engine that doesn't tell aborts apart): no point.
-    ServerStats none = new ServerStats(1, 0, null, null, 2.0, null, null, null, null, null, null, null, null, null,
-        0.3, null, null, null, null, null, null);
+    ServerStats none = ServerStats.builder().running(1).waiting(0).requestsPerSecond(2.0)
+        .failedRequestsPerSecond(0.3).build();
     snapshot.set(snapshotOf(List.of(StatsPoint.of("chat", "sglang", null, none)), Map.of()));
     try (InferenceMetrics m = new InferenceMetrics(sdk, snapshot::get)) {
       assertThat(metric(reader.collectAllMetrics(), "gputop.inference.aborted_request.rate")).isNull();
@@ -83,7 +83,10 @@ class InferenceMetricsTest {
   void collect_latencyAtConfiguredQuantiles_hasOnePointPerQuantile() {
     LatencyStats l = new LatencyStats(0.3, dev.gputop.inference.stats.Quantiles.of(
         List.of(0.5, 0.95, 0.999)), List.of(0.25, 0.7, 1.2), 40L);
-    ServerStats s = new ServerStats(5, 1, 0.61, 0.55, 4.0, 900.0, 1100.0, 0.3, l, l, l, l, 0.35);
+    ServerStats s = ServerStats.builder().running(5).waiting(1).kvCacheUsage(0.61)
+        .prefixHitRatio(0.55).requestsPerSecond(4.0).promptTokensPerSecond(900.0)
+        .generationTokensPerSecond(1100.0).preemptionsPerSecond(0.3).ttft(l).itl(l).e2e(l).queue(l)
+        .ttftApproxMean(0.35).build();
     snapshot.set(snapshotOf(List.of(StatsPoint.of("chat", "vllm", null, s)), Map.of()));
     try (InferenceMetrics m = new InferenceMetrics(sdk, snapshot::get)) {
       assertThat(metric(reader.collectAllMetrics(), "gputop.inference.ttft").getDoubleGaugeData()
@@ -97,7 +100,10 @@ class InferenceMetricsTest {
   @Test
   void collect_exportsEveryDocumentedGaugeWithServerAndEngine() {
     LatencyStats l = new LatencyStats(0.3, 0.25, 0.6, 0.9, 40L);
-    ServerStats s = new ServerStats(5, 1, 0.61, 0.55, 4.0, 900.0, 1100.0, 0.3, l, l, l, l, 0.35);
+    ServerStats s = ServerStats.builder().running(5).waiting(1).kvCacheUsage(0.61)
+        .prefixHitRatio(0.55).requestsPerSecond(4.0).promptTokensPerSecond(900.0)
+        .generationTokensPerSecond(1100.0).preemptionsPerSecond(0.3).ttft(l).itl(l).e2e(l).queue(l)
+        .ttftApproxMean(0.35).build();
     snapshot.set(snapshotOf(List.of(StatsPoint.of("chat", "vllm", null, s)),
         Map.of(StatsPoint.upAttributes("chat", "vllm"), 1L)));
     try (InferenceMetrics m = new InferenceMetrics(sdk, snapshot::get)) {
@@ -142,7 +148,9 @@ class InferenceMetricsTest {
   void collect_notApplicableValuesHaveNoDataPoint() {
     // TGI: no KV cache, no TTFT; a latency with no request in the window has only its count.
     LatencyStats empty = new LatencyStats(null, null, null, null, 0L);
-    ServerStats s = new ServerStats(8, 3, null, null, 5.0, 1000.0, 1200.0, null, null, empty, empty, empty, 0.2);
+    ServerStats s = ServerStats.builder().running(8).waiting(3).requestsPerSecond(5.0)
+        .promptTokensPerSecond(1000.0).generationTokensPerSecond(1200.0).itl(empty).e2e(empty)
+        .queue(empty).ttftApproxMean(0.2).build();
     snapshot.set(snapshotOf(List.of(StatsPoint.of("tgi", "tgi", null, s)), Map.of()));
     try (InferenceMetrics m = new InferenceMetrics(sdk, snapshot::get)) {
       Collection<MetricData> all = reader.collectAllMetrics();
@@ -163,10 +171,9 @@ class InferenceMetricsTest {
   void collect_requestLengthsAreTokenGaugesByQuantileWithTheirMeans() {
     LatencyStats prompt = new LatencyStats(400.0, 450.0, 875.0, 987.5, 20L);
     LatencyStats gen = new LatencyStats(200.0, 100.0, 440.0, 494.0, 20L);
-    ServerStats base = new ServerStats(1, null, null, null, null, null, null, null, null, null, null, null, null);
-    ServerStats server = withLengths(base, new RequestLengths(prompt, gen));
+    ServerStats server = ServerStats.builder().running(1).requestLengths(new RequestLengths(prompt, gen)).build();
     // One model without a generation histogram: no point there, never a 0.
-    ServerStats model = withLengths(base, new RequestLengths(prompt, null));
+    ServerStats model = ServerStats.builder().running(1).requestLengths(new RequestLengths(prompt, null)).build();
     snapshot.set(snapshotOf(List.of(StatsPoint.of("chat", "vllm", null, server),
         StatsPoint.of("chat", "vllm", "m", model)), Map.of()));
     try (InferenceMetrics m = new InferenceMetrics(sdk, snapshot::get)) {
@@ -190,20 +197,12 @@ class InferenceMetricsTest {
     }
   }
 
-  private static ServerStats withLengths(ServerStats s, RequestLengths lengths) {
-    return new ServerStats(s.running(), s.waiting(), s.kvCacheUsage(), s.prefixHitRatio(),
-        s.requestsPerSecond(), s.promptTokensPerSecond(), s.generationTokensPerSecond(),
-        s.preemptionsPerSecond(), s.ttft(), s.itl(), s.tpot(), s.e2e(), s.queue(), s.ttftApproxMean(),
-        s.failedRequestsPerSecond(), s.abortedRequestsPerSecond(), s.specDecodeAcceptanceRate(),
-        s.prefill(), s.decode(), s.finishReasons(), s.slo(), lengths);
-  }
-
   @Test
   void collect_perModelPointsGoToTheModelFamilies_neverBesideTheServersValue() {
     LatencyStats l = new LatencyStats(0.3, 0.25, 0.6, 0.9, 40L);
-    ServerStats total = new ServerStats(13, null, null, null, 6.0, null, null, null, l, null, null, null, null);
-    ServerStats a = new ServerStats(9, null, null, null, 4.0, null, null, null, l, null, null, null, null);
-    ServerStats b = new ServerStats(4, null, null, null, 2.0, null, null, null, null, null, null, null, null);
+    ServerStats total = ServerStats.builder().running(13).requestsPerSecond(6.0).ttft(l).build();
+    ServerStats a = ServerStats.builder().running(9).requestsPerSecond(4.0).ttft(l).build();
+    ServerStats b = ServerStats.builder().running(4).requestsPerSecond(2.0).build();
     snapshot.set(snapshotOf(List.of(StatsPoint.of("ray", "vllm", null, total),
         StatsPoint.of("ray", "vllm", "model-a", a), StatsPoint.of("ray", "vllm", "model-b", b)), Map.of()));
     try (InferenceMetrics m = new InferenceMetrics(sdk, snapshot::get)) {
@@ -276,7 +275,10 @@ class InferenceMetricsTest {
     int to = text.indexOf("### Source metric per engine");
     String section = text.substring(from, to);
     LatencyStats l = new LatencyStats(0.3, 0.25, 0.6, 0.9, 40L);
-    ServerStats full = new ServerStats(1, 1, 0.5, 0.5, 1.0, 1.0, 1.0, 1.0, l, l, l, l, 0.4);
+    ServerStats full = ServerStats.builder().running(1).waiting(1).kvCacheUsage(0.5)
+        .prefixHitRatio(0.5).requestsPerSecond(1.0).promptTokensPerSecond(1.0)
+        .generationTokensPerSecond(1.0).preemptionsPerSecond(1.0).ttft(l).itl(l).e2e(l).queue(l)
+        .ttftApproxMean(0.4).build();
     snapshot.set(snapshotOf(List.of(StatsPoint.of("s", "vllm", null, full), StatsPoint.of("s", "vllm", "m", full)),
         Map.of(StatsPoint.upAttributes("s", "vllm"), 1L),
         Map.of(StatsPoint.stateAttributes("s", "vllm", null).get(0), 1L)));
@@ -304,7 +306,7 @@ class InferenceMetricsTest {
 
   @Test
   void close_unregistersTheCallbacks() {
-    ServerStats s = new ServerStats(1, null, null, null, null, null, null, null, null, null, null, null, null);
+    ServerStats s = ServerStats.builder().running(1).build();
     snapshot.set(snapshotOf(List.of(StatsPoint.of("x", "vllm", null, s)), Map.of()));
     InferenceMetrics m = new InferenceMetrics(sdk, snapshot::get);
     m.close();

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.gputop.receiver.HealthStatus;
+import dev.gputop.inference.engine.Engine;
 import dev.gputop.inference.stats.LatencyStats;
 import dev.gputop.inference.stats.ServerStats;
 import dev.gputop.receiver.Alert;
@@ -19,20 +21,25 @@ class SnapshotBuilderTest {
 
   private static final LatencyStats L = new LatencyStats(0.1, 0.2, 0.3, 0.4, 7L);
 
-  private static SnapshotBuilder.Server server(String name, String source, String state,
+  private static SnapshotBuilder.Server server(String name, ServerSource source, ServerState state,
       ServerStats stats, Map<String, ServerStats> models) {
-    return new SnapshotBuilder.Server(name, "http://h:1/metrics", source, List.of(0), List.of(42L),
-        "vllm", false, state, "down".equals(state) ? "connection refused" : null, stats, models, null);
+    return SnapshotBuilder.Server.builder(name, "http://h:1/metrics", source).gpus(List.of(0))
+        .pids(List.of(42L)).engine(Engine.VLLM)
+        .state(state, state == ServerState.DOWN ? "connection refused" : null).stats(stats).models(models)
+        .build();
   }
 
   @Test
   void entryJson_writesTheStatisticsInlineInSnapshotOrder() throws Exception {
-    ServerStats s = new ServerStats(5, 1, 0.61, 0.55, 4.0, 900.0, 1100.0, 0.3, L, L, L, L, 0.35);
+    ServerStats s = ServerStats.builder().running(5).waiting(1).kvCacheUsage(0.61)
+        .prefixHitRatio(0.55).requestsPerSecond(4.0).promptTokensPerSecond(900.0)
+        .generationTokensPerSecond(1100.0).preemptionsPerSecond(0.3).ttft(L).itl(L).e2e(L).queue(L)
+        .ttftApproxMean(0.35).build();
     Map<String, ServerStats> models = new LinkedHashMap<>();
     models.put("a", s);
     models.put("b", ServerStats.EMPTY);
     SnapshotBuilder b = new SnapshotBuilder();
-    b.add(server("chat", SnapshotBuilder.CONFIGURED, "up", s, models));
+    b.add(server("chat", ServerSource.CONFIGURED, ServerState.UP, s, models));
     InferenceSnapshot snap = b.build(new DiscoverySection(List.of(), List.of()));
 
     JsonNode entry = new ObjectMapper().valueToTree(snap.servers().get(0));
@@ -55,11 +62,11 @@ class SnapshotBuilderTest {
 
   @Test
   void build_pointsAreServerTotalsThenModels() {
-    ServerStats total = new ServerStats(3, null, null, null, null, null, null, null, null, null, null, null, null);
-    ServerStats a = new ServerStats(2, null, null, null, null, null, null, null, null, null, null, null, null);
+    ServerStats total = ServerStats.builder().running(3).build();
+    ServerStats a = ServerStats.builder().running(2).build();
     SnapshotBuilder b = new SnapshotBuilder();
-    b.add(server("one", SnapshotBuilder.DISCOVERED, "up", total, Map.of("a", a, "b", a)));
-    b.add(server("two", SnapshotBuilder.DISCOVERED, "up", total, Map.of()));
+    b.add(server("one", ServerSource.DISCOVERED, ServerState.UP, total, Map.of("a", a, "b", a)));
+    b.add(server("two", ServerSource.DISCOVERED, ServerState.UP, total, Map.of()));
     InferenceSnapshot snap = b.build(new DiscoverySection(List.of(), List.of()));
     assertThat(snap.points()).extracting(p -> p.attributes().get(StatsPoint.SERVER))
         .containsExactly("one", "two", "one", "one");
@@ -69,11 +76,11 @@ class SnapshotBuilderTest {
 
   @Test
   void build_configuredDownIsUnhealthyWithAnAlert_fullKvCacheAlerts() {
-    ServerStats full = new ServerStats(4, 2, 0.97, null, null, null, null, null, null, null, null, null, null);
+    ServerStats full = ServerStats.builder().running(4).waiting(2).kvCacheUsage(0.97).build();
     SnapshotBuilder b = new SnapshotBuilder();
-    b.add(server("gone", SnapshotBuilder.CONFIGURED, "down", ServerStats.EMPTY, Map.of()));
-    b.add(server("busy", SnapshotBuilder.DISCOVERED, "up", full, Map.of()));
-    b.add(server("lost", SnapshotBuilder.DISCOVERED, "down", ServerStats.EMPTY, Map.of()));
+    b.add(server("gone", ServerSource.CONFIGURED, ServerState.DOWN, ServerStats.EMPTY, Map.of()));
+    b.add(server("busy", ServerSource.DISCOVERED, ServerState.UP, full, Map.of()));
+    b.add(server("lost", ServerSource.DISCOVERED, ServerState.DOWN, ServerStats.EMPTY, Map.of()));
     InferenceSnapshot snap = b.build(new DiscoverySection(List.of(), List.of()));
     assertThat(snap.alerts()).extracting(Alert::name, Alert::server).containsExactly(
         org.assertj.core.groups.Tuple.tuple("inference_unhealthy", "gone"),
@@ -93,12 +100,14 @@ class SnapshotBuilderTest {
   @Test
   void overview_worstAndTotalsOverTheServersThatHaveThem() {
     LatencyStats slow = new LatencyStats(0.5, 0.4, 0.8, 0.9, 3L);
-    ServerStats x = new ServerStats(null, 2, null, null, null, null, 100.0, null, L, slow, null, null, null);
-    ServerStats y = new ServerStats(null, 3, null, null, null, null, 50.0, null, slow, L, null, null, null);
+    ServerStats x = ServerStats.builder().waiting(2).generationTokensPerSecond(100.0).ttft(L)
+        .itl(slow).build();
+    ServerStats y = ServerStats.builder().waiting(3).generationTokensPerSecond(50.0).ttft(slow)
+        .itl(L).build();
     SnapshotBuilder b = new SnapshotBuilder();
-    b.add(server("x", SnapshotBuilder.DISCOVERED, "up", x, Map.of()));
-    b.add(server("y", SnapshotBuilder.DISCOVERED, "up", y, Map.of()));
-    b.add(server("z", SnapshotBuilder.DISCOVERED, "down", ServerStats.EMPTY, Map.of()));
+    b.add(server("x", ServerSource.DISCOVERED, ServerState.UP, x, Map.of()));
+    b.add(server("y", ServerSource.DISCOVERED, ServerState.UP, y, Map.of()));
+    b.add(server("z", ServerSource.DISCOVERED, ServerState.DOWN, ServerStats.EMPTY, Map.of()));
     ServingOverview o = b.build(new DiscoverySection(List.of(), List.of())).overview();
     assertThat(o).isEqualTo(new ServingOverview(0.9, 0.4, 150.0, 5, null));
     assertThat(new SnapshotBuilder().build(new DiscoverySection(List.of(), List.of())).overview())
@@ -119,10 +128,10 @@ class SnapshotBuilderTest {
     dev.gputop.inference.window.ServerWindow w = new dev.gputop.inference.window.ServerWindow(java.time.Duration.ofMinutes(1), 4);
     w.add(1, 1, new dev.gputop.inference.engine.EngineMapper().map(dev.gputop.inference.testing.TextExpositions.parse(text)));
     SnapshotBuilder b = new SnapshotBuilder();
-    b.add(new SnapshotBuilder.Server("t", "http://h:1/metrics", SnapshotBuilder.CONFIGURED, List.of(), List.of(),
-        "trtllm", true, "starting", null, ServerStats.EMPTY, Map.of(), w));
-    b.add(new SnapshotBuilder.Server("gone", "http://h:2/metrics", SnapshotBuilder.CONFIGURED, List.of(), List.of(),
-        "trtllm", true, "down", "refused", ServerStats.EMPTY, Map.of(), w));
+    b.add(SnapshotBuilder.Server.builder("t", "http://h:1/metrics", ServerSource.CONFIGURED)
+        .engine(Engine.of("trtllm")).state(ServerState.STARTING, null).window(w).build());
+    b.add(SnapshotBuilder.Server.builder("gone", "http://h:2/metrics", ServerSource.CONFIGURED)
+        .engine(Engine.of("trtllm")).state(ServerState.DOWN, "refused").window(w).build());
     InferenceSnapshot snap = b.build(new DiscoverySection(List.of(), List.of()));
     JsonNode entry = new ObjectMapper().valueToTree(snap.servers().get(0));
     assertThat(entry.get("unreadFamilies").toString())

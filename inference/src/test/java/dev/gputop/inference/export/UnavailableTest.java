@@ -52,7 +52,7 @@ class UnavailableTest {
   void reasons_followTheStateTheWindowAndWhatTheEngineExports() throws Exception {
     ServerWindow w = new ServerWindow(Duration.ofMinutes(1), 10);
     w.add(0, 0, scrape(vllm(5, 5)));
-    Map<String, String> one = Unavailable.of("starting", WindowStatistics.compute(w, null), w);
+    Map<String, String> one = Unavailable.of(ServerState.STARTING, WindowStatistics.compute(w, null), w);
     assertThat(one).doesNotContainKey("running")
         .containsEntry("waiting", Unavailable.NOT_EXPORTED)
         .containsEntry("e2e", Unavailable.NOT_EXPORTED)
@@ -62,16 +62,16 @@ class UnavailableTest {
 
     // A second scrape with no new request: the TTFT has no requests, the rate is 0 (a value).
     w.add(Duration.ofSeconds(3).toNanos(), 0, scrape(vllm(5, 5)));
-    Map<String, String> two = Unavailable.of("up", WindowStatistics.compute(w, null), w);
+    Map<String, String> two = Unavailable.of(ServerState.UP, WindowStatistics.compute(w, null), w);
     assertThat(two).containsEntry("ttft", Unavailable.NO_REQUESTS).doesNotContainKey("requestsPerSecond")
         .containsEntry("waiting", Unavailable.NOT_EXPORTED);
     assertThat(two.values()).allMatch(Unavailable.REASONS::contains);
 
     // With requests in the window the TTFT has a value and no reason.
     w.add(Duration.ofSeconds(6).toNanos(), 0, scrape(vllm(9, 9)));
-    assertThat(Unavailable.of("up", WindowStatistics.compute(w, null), w)).doesNotContainKey("ttft");
+    assertThat(Unavailable.of(ServerState.UP, WindowStatistics.compute(w, null), w)).doesNotContainKey("ttft");
 
-    Map<String, String> down = Unavailable.of("down", ServerStats.EMPTY, w);
+    Map<String, String> down = Unavailable.of(ServerState.DOWN, ServerStats.EMPTY, w);
     assertThat(down).containsEntry("running", Unavailable.DOWN).containsEntry("ttft", Unavailable.DOWN)
         .hasSize(Unavailable.SOURCES.size());
   }
