@@ -189,7 +189,7 @@ public final class History {
   /**
    * Records from the receivers' published sections, in receiver start order, without building the
    * snapshot document: the servers of every {@code inference} list and the GPUs of every {@code
-   * gpus} list, concatenated as {@link SnapshotAssembler} concatenates them, read from the typed
+   * gpus} list, concatenated as {@code SnapshotAssembler} concatenates them, read from the typed
    * entries the document would be written from, with the document's rules (N/A and non-finite:
    * NaN, stored as null). Allocates nothing per point once the entities have their rings.
    *
