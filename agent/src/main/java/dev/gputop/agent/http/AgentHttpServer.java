@@ -150,7 +150,7 @@ public final class AgentHttpServer implements AutoCloseable {
   /**
    * Binds {@code listen} ({@code host:port}, port 0 for any free port) and starts serving.
    *
-   * @param metrics the reader behind {@code /metrics} (as {@link StandaloneSdk} registers it);
+   * @param metrics the reader behind {@code /metrics} (as {@code StandaloneSdk} registers it);
    *     null answers {@code /metrics} with 404 (when the host's SDK exports instead)
    * @throws UncheckedIOException when the address can't be bound (port in use, unknown host)
    */
