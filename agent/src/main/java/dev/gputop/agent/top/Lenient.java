@@ -25,10 +25,10 @@ import java.util.function.Function;
  * document it does not own must. Unknown fields are ignored; a field that is missing, null or of
  * the wrong type (an object where a number belongs, a number written as a string) reads as null
  * (empty text where text belongs), which the screen shows as N/A, and never fails the document:
- * only text that is not JSON does.
- * Numbers given as strings are not converted (they read as null: the snapshot's numbers are
- * never strings), nor are whole numbers beyond their type's range; text fields take a number or
- * boolean as its text. Thread-safe.
+ * only text that is not JSON does. Numbers given as strings are not converted (they read as
+ * null: the snapshot's numbers are never strings), nor are whole numbers beyond their type's
+ * range; text fields take a number or boolean as its text. Its own mapper: this leniency is
+ * top's, not how the agent reads anything else. Thread-safe.
  */
 final class Lenient {
 
@@ -41,13 +41,13 @@ final class Lenient {
         .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
         .addHandler(new WrongTypeIsNull())
         .registerModule(new SimpleModule("top-lenient")
-            .addDeserializer(Integer.class, new WholeOrNull<>(Integer.class, Integer.MIN_VALUE, Integer.MAX_VALUE, Math::toIntExact))
+            .addDeserializer(Integer.class,
+                new WholeOrNull<>(Integer.class, Integer.MIN_VALUE, Integer.MAX_VALUE, Math::toIntExact))
             .addDeserializer(Long.class, new WholeOrNull<>(Long.class, Long.MIN_VALUE, Long.MAX_VALUE, x -> x)));
-    for (LogicalType numbers : List.of(LogicalType.Float, LogicalType.Integer)) {
-      m.coercionConfigFor(numbers)
-          .setCoercion(CoercionInputShape.String, CoercionAction.AsNull)
-          .setCoercion(CoercionInputShape.EmptyString, CoercionAction.AsNull);
-    }
+    m.coercionConfigFor(LogicalType.Float)
+        .setCoercion(CoercionInputShape.String, CoercionAction.AsNull)
+        .setCoercion(CoercionInputShape.EmptyString, CoercionAction.AsNull);
+    // "" where an object or a list belongs: databind fails those before asking the handler
     m.coercionConfigDefaults().setCoercion(CoercionInputShape.EmptyString, CoercionAction.AsNull);
     return m;
   }
