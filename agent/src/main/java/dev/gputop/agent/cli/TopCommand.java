@@ -1,8 +1,9 @@
 package dev.gputop.agent.cli;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.gputop.agent.runtime.AgentRuntime;
-import dev.gputop.agent.runtime.Json;
+import dev.gputop.agent.top.HistoryView;
+import dev.gputop.agent.top.SnapshotView;
+import dev.gputop.agent.top.SnapshotView.ServerRow;
 import dev.gputop.agent.top.TopScreen;
 import dev.gputop.config.AgentConfig;
 import dev.gputop.config.internal.TerminalText;
@@ -50,7 +51,8 @@ import picocli.CommandLine.Spec;
 /**
  * {@code top}: the live view in a terminal ({@link TopScreen}), from a running agent's {@code
  * /api/snapshot} and {@code /api/history} ({@code --url}), or from receivers it runs itself with
- * the configuration (no listener, nothing exported). On a terminal it takes the whole screen
+ * the configuration (no listener, nothing exported), either read into the typed views {@link
+ * SnapshotView} and {@link HistoryView}. On a terminal it takes the whole screen
  * (JLine 3), redraws every refresh and on a resize, and reads keys: arrows or j/k select a
  * server, Enter opens or closes its details, q (or Ctrl-C) quits. When stdout is not a terminal
  * it prints the screen as plain text every refresh instead. A protected listener is read with
@@ -118,10 +120,10 @@ final class TopCommand implements Callable<Integer> {
 
     Duration interval() throws IOException;
 
-    JsonNode snapshot() throws IOException;
+    SnapshotView snapshot() throws IOException;
 
     /** The server's history document, or null when it has none. */
-    JsonNode history(String server) throws IOException;
+    HistoryView history(String server) throws IOException;
 
     @Override
     void close();
@@ -227,8 +229,8 @@ final class TopCommand implements Callable<Integer> {
 
   /** The view's state between redraws; touched by the command's thread only. */
   private final class State {
-    JsonNode snapshot;
-    JsonNode history;
+    SnapshotView snapshot;
+    HistoryView history;
     int selected;
     boolean detail = server != null;
     String status;
@@ -237,21 +239,26 @@ final class TopCommand implements Callable<Integer> {
     void refresh(Source source) {
       try {
         snapshot = source.snapshot();
-        JsonNode servers = snapshot.path("inference");
+        List<ServerRow> servers = snapshot.inference();
         if (server != null) {
           for (int i = 0; i < servers.size(); i++) {
-            if (server.equals(servers.get(i).path("name").asText())) {
+            if (server.equals(servers.get(i).name())) {
               selected = i;
             }
           }
           server = null; // only the first time: then the keys choose
         }
         selected = Math.min(selected, Math.max(0, servers.size() - 1));
-        history = detail && servers.size() > 0 ? source.history(servers.get(selected).path("name").asText()) : null;
+        history = detail && servers.size() > 0 ? source.history(nameOf(servers.get(selected))) : null;
         status = null;
       } catch (IOException | RuntimeException e) {
         status = "can't read " + source.name() + ": " + e.getMessage();
       }
+    }
+
+    /** The name to ask {@code /api/history} for; "" for an entry without one (the agent has no such history). */
+    private String nameOf(ServerRow s) {
+      return s.name() == null ? "" : s.name();
     }
 
     TopScreen.View view(Source source) {
@@ -356,7 +363,7 @@ final class TopCommand implements Callable<Integer> {
           if (key == null) {
             continue;
           }
-          int servers = state.snapshot == null ? 0 : state.snapshot.path("inference").size();
+          int servers = state.snapshot == null ? 0 : state.snapshot.inference().size();
           switch (key) {
             case QUIT:
               quit.set(true);
@@ -475,25 +482,25 @@ final class TopCommand implements Callable<Integer> {
 
     @Override
     public Duration interval() throws IOException {
-      double seconds = get("/api/history").path("intervalSeconds").asDouble(3);
-      return Duration.ofMillis(Math.max(500, Math.round(seconds * 1000)));
+      Double seconds = HistoryView.parse(get("/api/history")).intervalSeconds();
+      return Duration.ofMillis(Math.max(500, Math.round((seconds == null ? 3 : seconds) * 1000)));
     }
 
     @Override
-    public JsonNode snapshot() throws IOException {
-      return get("/api/snapshot");
+    public SnapshotView snapshot() throws IOException {
+      return SnapshotView.parse(get("/api/snapshot"));
     }
 
     @Override
-    public JsonNode history(String server) throws IOException {
+    public HistoryView history(String server) throws IOException {
       try {
-        return get("/api/history?server=" + URLEncoder.encode(server, StandardCharsets.UTF_8));
+        return HistoryView.parse(get("/api/history?server=" + URLEncoder.encode(server, StandardCharsets.UTF_8)));
       } catch (NotFound e) {
         return null;
       }
     }
 
-    private JsonNode get(String path) throws IOException {
+    private byte[] get(String path) throws IOException {
       HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(5));
       try {
         String authorization = credentials.authorization();
@@ -535,7 +542,7 @@ final class TopCommand implements Callable<Integer> {
       if (r.statusCode() != 200) {
         throw new IOException(path + ": HTTP " + r.statusCode());
       }
-      return Json.MAPPER.readTree(r.body());
+      return r.body();
     }
 
     @Override
@@ -599,13 +606,14 @@ final class TopCommand implements Callable<Integer> {
     }
 
     @Override
-    public JsonNode snapshot() {
-      return runtime.snapshot();
+    public SnapshotView snapshot() {
+      return SnapshotView.of(runtime.snapshot());
     }
 
     @Override
-    public JsonNode history(String server) {
-      return runtime.history().server(server, runtime.epochMillis());
+    public HistoryView history(String server) {
+      com.fasterxml.jackson.databind.JsonNode doc = runtime.history().server(server, runtime.epochMillis());
+      return doc == null ? null : HistoryView.of(doc);
     }
 
     @Override

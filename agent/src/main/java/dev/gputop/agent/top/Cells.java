@@ -9,6 +9,7 @@ import java.util.Locale;
  * screen and the {@code demo} command's table: counts whole, ratios as whole percentages, rates to
  * a given number of decimals, latencies in ms below one second and in s above, and for a value
  * that is not available either the view's placeholder or the snapshot's short reason for it.
+ * Each rule takes a JSON value (the demo's table) or a value read into top's {@link SnapshotView}.
  * Stateless.
  */
 public final class Cells {
@@ -24,7 +25,12 @@ public final class Cells {
    * inference[].unavailable}): N/E, IDLE, WAIT or DOWN; null when it gives none.
    */
   public static String reasonCode(JsonNode server, String field) {
-    switch (server.path("unavailable").path(field).asText("")) {
+    return reasonCode(server.path("unavailable").path(field).asText(""));
+  }
+
+  /** The short form of a reason of {@code inference[].unavailable} (N/E, IDLE, WAIT, DOWN); null for none. */
+  public static String reasonCode(String reason) {
+    switch (reason == null ? "" : reason) {
       case Unavailable.NOT_EXPORTED:
         return "N/E";
       case Unavailable.NO_REQUESTS:
@@ -40,25 +46,45 @@ public final class Cells {
 
   /** A count rounded to a whole number, or {@code na} when the value is not available. */
   public static String count(JsonNode v, String na) {
-    return absent(v) ? na : Long.toString(Math.round(v.asDouble()));
+    return count(number(v), na);
+  }
+
+  /** {@link #count(JsonNode, String)} of a value read into a view (null when not available). */
+  public static String count(Double v, String na) {
+    return absent(v) ? na : Long.toString(Math.round(v));
   }
 
   /** A 0–1 ratio as a whole percentage ({@code 97%}), or {@code na}. */
   public static String percent(JsonNode v, String na) {
-    return absent(v) ? na : String.format(Locale.ROOT, "%.0f%%", v.asDouble() * 100);
+    return percent(number(v), na);
+  }
+
+  /** {@link #percent(JsonNode, String)} of a value read into a view. */
+  public static String percent(Double v, String na) {
+    return absent(v) ? na : String.format(Locale.ROOT, "%.0f%%", v * 100);
   }
 
   /** A rate with {@code decimals} decimals, or {@code na}. */
   public static String rate(JsonNode v, int decimals, String na) {
-    return absent(v) ? na : String.format(Locale.ROOT, "%." + decimals + "f", v.asDouble());
+    return rate(number(v), decimals, na);
+  }
+
+  /** {@link #rate(JsonNode, int, String)} of a value read into a view. */
+  public static String rate(Double v, int decimals, String na) {
+    return absent(v) ? na : String.format(Locale.ROOT, "%." + decimals + "f", v);
   }
 
   /** Seconds as {@code 0.4ms}, {@code 312ms}, {@code 1.84s}, {@code 125s}, or {@code na}. */
   public static String seconds(JsonNode v, String na) {
+    return seconds(number(v), na);
+  }
+
+  /** {@link #seconds(JsonNode, String)} of a value read into a view. */
+  public static String seconds(Double v, String na) {
     if (absent(v)) {
       return na;
     }
-    double s = v.asDouble();
+    double s = v;
     if (s < 0.01) {
       return String.format(Locale.ROOT, "%.1fms", s * 1000);
     }
@@ -71,7 +97,13 @@ public final class Cells {
     return String.format(Locale.ROOT, "%.0fs", s);
   }
 
-  private static boolean absent(JsonNode v) {
-    return v == null || v.isNull() || !v.isNumber() || !Double.isFinite(v.asDouble());
+  /** A JSON number's value; null for anything else (missing, null, a string). */
+  private static Double number(JsonNode v) {
+    return v == null || !v.isNumber() ? null : v.asDouble();
+  }
+
+  /** Whether a value is not available: null, or not finite. */
+  static boolean absent(Double v) {
+    return v == null || !Double.isFinite(v);
   }
 }

@@ -1,11 +1,20 @@
 package dev.gputop.agent.top;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.gputop.agent.history.History;
-import dev.gputop.agent.runtime.Json;
+import dev.gputop.agent.top.SnapshotView.Alert;
+import dev.gputop.agent.top.SnapshotView.Efficiency;
+import dev.gputop.agent.top.SnapshotView.EfficiencyGpu;
+import dev.gputop.agent.top.SnapshotView.GpuProcess;
+import dev.gputop.agent.top.SnapshotView.GpuRow;
+import dev.gputop.agent.top.SnapshotView.Latency;
+import dev.gputop.agent.top.SnapshotView.ServerRow;
+import dev.gputop.agent.top.SnapshotView.Serving;
+import dev.gputop.agent.top.SnapshotView.Unavailable;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
 import java.util.function.Function;
 import org.jline.utils.AttributedString;
 import org.jline.utils.AttributedStringBuilder;
@@ -42,54 +51,58 @@ public final class TopScreen {
    * @param source where the data comes from (the agent's URL, or "local receivers")
    * @param status the last error reading it, or null
    */
-  public record View(JsonNode snapshot, JsonNode history, int selected, boolean detail, String source, String status) {}
+  public record View(SnapshotView snapshot, HistoryView history, int selected, boolean detail, String source, String status) {}
 
   /** One column of the servers' table; lower priority numbers are dropped last. */
-  private record Column(String title, int width, int priority, boolean left, Function<JsonNode, String> value) {}
+  private record Column(String title, int width, int priority, boolean left, Function<ServerRow, String> value) {}
 
   private static final List<Column> COLUMNS = List.of(
-      new Column("SERVER", 16, 0, true, s -> s.path("name").asText(NA)),
-      new Column("ENGINE", 8, 7, true, s -> text(s.get("engine"))),
+      new Column("SERVER", 16, 0, true, s -> s.name() == null ? NA : s.name()),
+      new Column("ENGINE", 8, 7, true, s -> text(s.engine())),
       // Dropped first: the served model(s), for wide terminals (the server's name usually says).
-      new Column("MODEL", 24, 8, true, s -> list(s.get("servedModels"))),
-      new Column("STATE", 8, 1, true, s -> text(s.get("state"))),
-      new Column("RUN", 5, 2, false, s -> why(s, "running", count(s.get("running")))),
-      new Column("WAIT", 5, 1, false, s -> why(s, "waiting", count(s.get("waiting")))),
-      new Column("KV", 5, 2, false, s -> why(s, "kvCacheUsage", percent(s.get("kvCacheUsage")))),
-      new Column("TTFT p50", 9, 3, false, s -> ttft(s, seconds(s.path("ttft").get("p50")))),
-      new Column("TTFT p99", 9, 1, false, s -> why(s, "ttft", seconds(s.path("ttft").get("p99")))),
-      new Column("ITL p50", 8, 2, false, s -> why(s, "itl", seconds(s.path("itl").get("p50")))),
-      new Column("E2E p50", 8, 6, false, s -> why(s, "e2e", seconds(s.path("e2e").get("p50")))),
-      new Column("E2E p99", 8, 4, false, s -> why(s, "e2e", seconds(s.path("e2e").get("p99")))),
-      new Column("REQ/S", 7, 3, false, s -> why(s, "requestsPerSecond", rate(s.get("requestsPerSecond"), 2))),
-      new Column("PROMPT/S", 9, 5, false, s -> why(s, "promptTokensPerSecond", rate(s.get("promptTokensPerSecond"), 0))),
-      new Column("GEN/S", 8, 3, false, s -> why(s, "generationTokensPerSecond", rate(s.get("generationTokensPerSecond"), 0))),
-      new Column("GPUS", 7, 5, true, s -> s.path("gpus").size() == 0 ? NA : join(s.path("gpus")).replace(" ", "")),
-      new Column("J/TOK", 7, 6, false, s -> joules(s.path("efficiency"), "joulesPerGeneratedToken")));
+      new Column("MODEL", 24, 8, true, s -> list(s.servedModels())),
+      new Column("STATE", 8, 1, true, s -> text(s.state())),
+      new Column("RUN", 5, 2, false, s -> why(s.unavailable().running(), count(s.running()))),
+      new Column("WAIT", 5, 1, false, s -> why(s.unavailable().waiting(), count(s.waiting()))),
+      new Column("KV", 5, 2, false, s -> why(s.unavailable().kvCacheUsage(), percent(s.kvCacheUsage()))),
+      new Column("TTFT p50", 9, 3, false, s -> ttft(s, seconds(s.ttft().p50()))),
+      new Column("TTFT p99", 9, 1, false, s -> why(s.unavailable().ttft(), seconds(s.ttft().p99()))),
+      new Column("ITL p50", 8, 2, false, s -> why(s.unavailable().itl(), seconds(s.itl().p50()))),
+      new Column("E2E p50", 8, 6, false, s -> why(s.unavailable().e2e(), seconds(s.e2e().p50()))),
+      new Column("E2E p99", 8, 4, false, s -> why(s.unavailable().e2e(), seconds(s.e2e().p99()))),
+      new Column("REQ/S", 7, 3, false, s -> why(s.unavailable().requestsPerSecond(), rate(s.requestsPerSecond(), 2))),
+      new Column("PROMPT/S", 9, 5, false,
+          s -> why(s.unavailable().promptTokensPerSecond(), rate(s.promptTokensPerSecond(), 0))),
+      new Column("GEN/S", 8, 3, false,
+          s -> why(s.unavailable().generationTokensPerSecond(), rate(s.generationTokensPerSecond(), 0))),
+      new Column("GPUS", 7, 5, true, s -> s.gpus().isEmpty() ? NA : join(s.gpus()).replace(" ", "")),
+      new Column("J/TOK", 7, 6, false, s -> joules(s.efficiency().joulesPerGeneratedToken())));
 
-  /** {@code shown}, or where it is N/A the snapshot's reason for {@code field}, short. */
-  static String why(JsonNode server, String field, String shown) {
-    String code = NA.equals(shown) ? Cells.reasonCode(server, field) : null;
+  /** {@code shown}, or where it is N/A the snapshot's {@code reason} for it ({@code unavailable}), short. */
+  static String why(String reason, String shown) {
+    String code = NA.equals(shown) ? Cells.reasonCode(reason) : null;
     return code == null ? shown : code;
   }
 
   /** A TTFT value, or for an engine without a TTFT histogram (TGI) its approximate mean, marked ≈. */
-  private static String ttft(JsonNode server, String shown) {
-    if (NA.equals(shown) && server.path("ttftApproxMean").isNumber()) {
-      return "≈" + seconds(server.get("ttftApproxMean"));
+  private static String ttft(ServerRow server, String shown) {
+    if (NA.equals(shown) && !Cells.absent(server.ttftApproxMean())) {
+      return "≈" + seconds(server.ttftApproxMean());
     }
-    return why(server, "ttft", shown);
+    return why(server.unavailable().ttft(), shown);
   }
 
-  /** The charts: label, series of /api/history, how to show a value, the snapshot field of its N/A reason. */
-  private record Chart(String label, String series, Function<JsonNode, String> format, String reasonField) {}
+  /** The charts: label, series of /api/history, how to show a value, the snapshot's reason for its N/A. */
+  private record Chart(String label, Function<HistoryView.Series, List<Double>> series, Function<Double, String> format,
+      Function<Unavailable, String> reason) {}
 
   private static final List<Chart> CHARTS = List.of(
-      new Chart("TTFT p50", "ttftP50", TopScreen::seconds, "ttft"),
-      new Chart("TTFT p99", "ttftP99", TopScreen::seconds, "ttft"),
-      new Chart("Req/s", "requestsPerSecond", v -> rate(v, 2), "requestsPerSecond"),
-      new Chart("Gen tok/s", "generationTokensPerSecond", v -> rate(v, 0), "generationTokensPerSecond"),
-      new Chart("KV cache", "kvCacheUsage", TopScreen::percent, "kvCacheUsage"));
+      new Chart("TTFT p50", HistoryView.Series::ttftP50, TopScreen::seconds, Unavailable::ttft),
+      new Chart("TTFT p99", HistoryView.Series::ttftP99, TopScreen::seconds, Unavailable::ttft),
+      new Chart("Req/s", HistoryView.Series::requestsPerSecond, v -> rate(v, 2), Unavailable::requestsPerSecond),
+      new Chart("Gen tok/s", HistoryView.Series::generationTokensPerSecond, v -> rate(v, 0),
+          Unavailable::generationTokensPerSecond),
+      new Chart("KV cache", HistoryView.Series::kvCacheUsage, TopScreen::percent, Unavailable::kvCacheUsage));
 
   private TopScreen() {}
 
@@ -97,8 +110,8 @@ public final class TopScreen {
   public static List<AttributedString> render(View view, int width) {
     width = Math.max(20, width);
     List<AttributedString> out = new ArrayList<>();
-    JsonNode snap = view.snapshot();
-    String time = snap == null ? "" : " " + snap.path("timestamp").asText("");
+    SnapshotView snap = view.snapshot();
+    String time = snap == null ? "" : " " + Objects.toString(snap.timestamp(), "");
     out.add(bold("gputop-agent top · " + view.source() + time));
     out.add(plain("↑/↓ or j/k select · Enter " + (view.detail() ? "closes" : "opens") + " the server's details · q quits"));
     if (view.status() != null) {
@@ -108,26 +121,26 @@ public final class TopScreen {
       out.add(plain("waiting for the first snapshot…"));
       return fit(out, width);
     }
-    JsonNode servers = snap.path("inference");
-    JsonNode o = snap.path("overview").path("serving");
+    List<ServerRow> servers = snap.inference();
+    Serving o = snap.overview().serving();
     int up = 0;
-    for (JsonNode s : servers) {
-      up += "up".equals(s.path("state").asText()) ? 1 : 0;
+    for (ServerRow s : servers) {
+      up += "up".equals(s.state()) ? 1 : 0;
     }
-    out.add(plain("Serving: " + up + "/" + servers.size() + " up · worst TTFT p99 " + seconds(o.get("worstTtftP99"))
-        + " · worst ITL p50 " + seconds(o.get("worstItlP50"))
-        + " · generation " + rate(o.get("generationTokensPerSecond"), 0) + " tok/s"
-        + " · waiting " + count(o.get("waiting"))
-        + " · " + joules(o, "generationTokensPerJoule") + " tok/J"
-        + " · good req/s " + goodRequests(o.path("goodRequestsPerSecond"))));
-    JsonNode alerts = snap.path("alerts");
-    if (alerts.size() == 0) {
+    out.add(plain("Serving: " + up + "/" + servers.size() + " up · worst TTFT p99 " + seconds(o.worstTtftP99())
+        + " · worst ITL p50 " + seconds(o.worstItlP50())
+        + " · generation " + rate(o.generationTokensPerSecond(), 0) + " tok/s"
+        + " · waiting " + count(o.waiting())
+        + " · " + joules(o.generationTokensPerJoule()) + " tok/J"
+        + " · good req/s " + goodRequests(o.goodRequestsPerSecond())));
+    List<Alert> alerts = snap.alerts();
+    if (alerts.isEmpty()) {
       out.add(plain("Alerts: none"));
     } else {
-      for (JsonNode a : alerts) {
-        String server = a.hasNonNull("server") ? " " + a.get("server").asText() : "";
-        out.add(new AttributedString("Alert: " + a.path("name").asText() + server + ": " + a.path("message").asText(""),
-            AttributedStyle.DEFAULT.foreground(AttributedStyle.RED)));
+      for (Alert a : alerts) {
+        String server = a.server() != null ? " " + a.server() : "";
+        out.add(new AttributedString("Alert: " + Objects.toString(a.name(), "") + server + ": "
+            + Objects.toString(a.message(), ""), AttributedStyle.DEFAULT.foreground(AttributedStyle.RED)));
       }
     }
     out.add(plain(""));
@@ -151,27 +164,28 @@ public final class TopScreen {
     return fit(out, width);
   }
 
-  private static void gpus(List<AttributedString> out, JsonNode snap) {
-    JsonNode gpus = snap.path("gpus");
-    if (gpus.size() == 0) {
-      JsonNode nvml = snap.path("health").path("nvml");
-      String why = nvml.path("reasons").size() > 0 ? " (NVML " + nvml.path("state").asText() + ": " + join(nvml.path("reasons")) + ")" : "";
+  private static void gpus(List<AttributedString> out, SnapshotView snap) {
+    List<GpuRow> gpus = snap.gpus();
+    if (gpus.isEmpty()) {
+      SnapshotView.Component nvml = snap.health().nvml();
+      String why = nvml.reasons().isEmpty() ? ""
+          : " (NVML " + Objects.toString(nvml.state(), "") + ": " + join(nvml.reasons()) + ")";
       out.add(plain("GPUs: none" + why));
       return;
     }
-    for (JsonNode g : gpus) {
+    for (GpuRow g : gpus) {
       List<String> procs = new ArrayList<>();
       List<String> servers = new ArrayList<>();
-      for (JsonNode p : g.path("processes")) {
-        procs.add(p.path("pid").asText());
-        if (p.hasNonNull("server") && !servers.contains(p.get("server").asText())) {
-          servers.add(p.get("server").asText());
+      for (GpuProcess p : g.processes()) {
+        procs.add(Objects.toString(p.pid(), ""));
+        if (p.server() != null && !servers.contains(p.server())) {
+          servers.add(p.server());
         }
       }
       out.add(plain(String.format(Locale.ROOT, "GPU %s %s %s · util %s · mem %s / %s · %s W · %s °C · pids %s · servers %s",
-          gpuKey(g), text(g.get("name")), text(g.get("state")), percent(g.get("utilization")),
-          gib(g.get("memoryUsedBytes")), gib(g.get("memoryTotalBytes")), rate(g.get("powerWatts"), 0),
-          rate(g.get("temperatureCelsius"), 0), procs.isEmpty() ? NA : String.join(",", procs),
+          gpuKey(g), text(g.name()), text(g.state()), percent(g.utilization()),
+          gib(g.memoryUsedBytes()), gib(g.memoryTotalBytes()), rate(g.powerWatts(), 0),
+          rate(g.temperatureCelsius(), 0), procs.isEmpty() ? NA : String.join(",", procs),
           servers.isEmpty() ? NA : String.join(",", servers))));
     }
   }
@@ -180,26 +194,27 @@ public final class TopScreen {
    * The server's efficiency (docs/inference.md, "Efficiency"): power, energy per token, tokens/s
    * per GPU and cost, or why they are N/A, then each of its GPUs as NVML reads it.
    */
-  private static void efficiency(List<AttributedString> out, JsonNode e) {
-    String why = e.hasNonNull("unavailable") ? " (" + e.get("unavailable").asText() + ")" : "";
-    out.add(plain("Efficiency" + why + ": " + rate(e.get("powerWatts"), 0) + " W · "
-        + joules(e, "joulesPerGeneratedToken") + " J/gen tok · " + joules(e, "joulesPerPromptToken")
-        + " J/prompt tok" + (e.path("estimated").asBoolean() ? " (estimated)" : "")
-        + " · " + rate(e.get("generationTokensPerSecondPerGpu"), 0) + " tok/s per GPU"
-        + (e.has("costPerMillionGeneratedTokens") ? " · " + rate(e.get("costPerMillionGeneratedTokens"), 2)
+  private static void efficiency(List<AttributedString> out, Efficiency e) {
+    String why = e.unavailable() != null ? " (" + e.unavailable() + ")" : "";
+    out.add(plain("Efficiency" + why + ": " + rate(e.powerWatts(), 0) + " W · "
+        + joules(e.joulesPerGeneratedToken()) + " J/gen tok · " + joules(e.joulesPerPromptToken())
+        + " J/prompt tok" + (Boolean.TRUE.equals(e.estimated()) ? " (estimated)" : "")
+        + " · " + rate(e.generationTokensPerSecondPerGpu(), 0) + " tok/s per GPU"
+        + (e.costPerMillionGeneratedTokens() != null ? " · " + rate(e.costPerMillionGeneratedTokens(), 2)
             + " per 1M tok" : "")));
-    for (JsonNode g : e.path("gpus")) {
-      out.add(plain(g.path("lost").asBoolean() ? "  GPU " + g.path("index").asText() + " not read (lost)"
-          : String.format(Locale.ROOT, "  GPU %s · util %s · mem %s / %s · %s W", g.path("index").asText(),
-              percent(g.get("utilization")), gib(g.get("memoryUsedBytes")), gib(g.get("memoryTotalBytes")),
-              rate(g.get("powerWatts"), 0))));
+    for (EfficiencyGpu g : e.gpus()) {
+      String index = Objects.toString(g.index(), "");
+      out.add(plain(Boolean.TRUE.equals(g.lost()) ? "  GPU " + index + " not read (lost)"
+          : String.format(Locale.ROOT, "  GPU %s · util %s · mem %s / %s · %s W", index,
+              percent(g.utilization()), gib(g.memoryUsedBytes()), gib(g.memoryTotalBytes()),
+              rate(g.powerWatts(), 0))));
     }
   }
 
   /** The fleet's good requests per second per SLO ({@code ttft 4.2, e2e 3.9}), or N/A without SLOs. */
-  private static String goodRequests(JsonNode perSlo) {
+  private static String goodRequests(Map<String, Double> perSlo) {
     List<String> parts = new ArrayList<>();
-    perSlo.fields().forEachRemaining(e -> parts.add(e.getKey() + " " + rate(e.getValue(), 2)));
+    perSlo.forEach((slo, rate) -> parts.add(slo + " " + rate(rate, 2)));
     return parts.isEmpty() ? NA : String.join(", ", parts);
   }
 
@@ -207,71 +222,80 @@ public final class TopScreen {
    * One request length of the snapshot's {@code requestLengths} ({@code prompt} or {@code
    * generation}): mean and quantiles in whole tokens, or the reason it is N/A.
    */
-  static String length(JsonNode s, String part) {
-    JsonNode l = s.path("requestLengths").get(part);
-    String field = "requestLengths." + part;
-    if (l == null || !l.isObject()) {
-      return why(s, field, NA);
+  static String length(Latency l, String reason) {
+    if (l == null) {
+      return why(reason, NA);
     }
-    return "mean " + why(s, field, count(l.get("mean"))) + " p50 " + why(s, field, count(l.get("p50")))
-        + " p90 " + why(s, field, count(l.get("p90"))) + " p99 " + why(s, field, count(l.get("p99")));
+    return "mean " + why(reason, count(l.mean())) + " p50 " + why(reason, count(l.p50()))
+        + " p90 " + why(reason, count(l.p90())) + " p99 " + why(reason, count(l.p99()));
   }
 
   /** Joules with three significant digits, or N/A. */
-  private static String joules(JsonNode e, String field) {
-    JsonNode v = e.get(field);
-    return v == null || !v.isNumber() ? NA : String.format(Locale.ROOT, "%.3g", v.asDouble());
+  private static String joules(Double v) {
+    return Cells.absent(v) ? NA : String.format(Locale.ROOT, "%.3g", v);
   }
 
-  private static void detail(List<AttributedString> out, JsonNode s, JsonNode history, int width) {
+  /**
+   * A latency row of the detail: its label, its statistics, and the snapshot's reason they are
+   * N/A. The first, TTFT, shows TGI's approximate mean where there is no histogram.
+   */
+  private record LatencyRow(String label, Function<ServerRow, Latency> latency, Function<Unavailable, String> reason) {}
+
+  private static final List<LatencyRow> LATENCIES = List.of(
+      new LatencyRow("TTFT", ServerRow::ttft, Unavailable::ttft),
+      new LatencyRow("ITL", ServerRow::itl, Unavailable::itl),
+      new LatencyRow("E2E", ServerRow::e2e, Unavailable::e2e),
+      new LatencyRow("Queue", ServerRow::queue, Unavailable::queue));
+
+  private static void detail(List<AttributedString> out, ServerRow s, HistoryView history, int width) {
+    Unavailable u = s.unavailable();
     out.add(plain(""));
-    out.add(bold(s.path("name").asText() + " · " + text(s.get("engine")) + " · " + text(s.get("state"))
-        + " · " + text(s.get("url")) + " · " + text(s.get("source"))));
+    out.add(bold(Objects.toString(s.name(), "") + " · " + text(s.engine()) + " · " + text(s.state())
+        + " · " + text(s.url()) + " · " + text(s.source())));
     out.add(bold(String.format(Locale.ROOT, "%-6s %9s %9s %9s %9s %9s", "", "mean", "p50", "p90", "p99", "count")));
-    for (String[] l : new String[][] {{"TTFT", "ttft"}, {"ITL", "itl"}, {"E2E", "e2e"}, {"Queue", "queue"}}) {
-      JsonNode lat = s.get(l[1]);
-      String mean = seconds(lat == null ? null : lat.get("mean"));
-      out.add(plain(String.format(Locale.ROOT, "%-6s %9s %9s %9s %9s %9s", l[0],
-          l[1].equals("ttft") ? ttft(s, mean) : why(s, l[1], mean), why(s, l[1], seconds(lat == null ? null : lat.get("p50"))),
-          why(s, l[1], seconds(lat == null ? null : lat.get("p90"))), why(s, l[1], seconds(lat == null ? null : lat.get("p99"))),
-          why(s, l[1], count(lat == null ? null : lat.get("count"))))));
+    for (LatencyRow l : LATENCIES) {
+      Latency lat = l.latency().apply(s);
+      String reason = l.reason().apply(u);
+      String mean = seconds(lat.mean());
+      out.add(plain(String.format(Locale.ROOT, "%-6s %9s %9s %9s %9s %9s", l.label(),
+          l == LATENCIES.get(0) ? ttft(s, mean) : why(reason, mean), why(reason, seconds(lat.p50())),
+          why(reason, seconds(lat.p90())), why(reason, seconds(lat.p99())), why(reason, count(lat.count())))));
     }
-    out.add(plain("Running " + why(s, "running", count(s.get("running")))
-        + " · waiting " + why(s, "waiting", count(s.get("waiting")))
-        + " · KV cache " + why(s, "kvCacheUsage", percent(s.get("kvCacheUsage")))
-        + " · prefix hit " + why(s, "prefixHitRatio", percent(s.get("prefixHitRatio")))
-        + " · preemptions/s " + why(s, "preemptionsPerSecond", rate(s.get("preemptionsPerSecond"), 2))
-        + " · prompt " + why(s, "promptTokensPerSecond", rate(s.get("promptTokensPerSecond"), 0)) + " tok/s"
-        + " · generation " + why(s, "generationTokensPerSecond", rate(s.get("generationTokensPerSecond"), 0)) + " tok/s"));
-    out.add(plain("Tokens per request: prompt " + length(s, "prompt") + " · generation " + length(s, "generation")));
-    out.add(plain("GPUs " + list(s.get("gpus")) + " · PIDs " + list(s.get("pids"))
-        + " · error " + (s.hasNonNull("error") ? s.get("error").asText() : "none")));
-    efficiency(out, s.path("efficiency"));
-    int points = history == null ? 0 : history.path("times").size();
-    long spanMillis = 1000L * (history == null ? 600 : history.path("spanSeconds").asLong(600));
+    out.add(plain("Running " + why(u.running(), count(s.running()))
+        + " · waiting " + why(u.waiting(), count(s.waiting()))
+        + " · KV cache " + why(u.kvCacheUsage(), percent(s.kvCacheUsage()))
+        + " · prefix hit " + why(u.prefixHitRatio(), percent(s.prefixHitRatio()))
+        + " · preemptions/s " + why(u.preemptionsPerSecond(), rate(s.preemptionsPerSecond(), 2))
+        + " · prompt " + why(u.promptTokensPerSecond(), rate(s.promptTokensPerSecond(), 0)) + " tok/s"
+        + " · generation " + why(u.generationTokensPerSecond(), rate(s.generationTokensPerSecond(), 0)) + " tok/s"));
+    out.add(plain("Tokens per request: prompt " + length(s.requestLengths().prompt(), u.requestLengthsPrompt())
+        + " · generation " + length(s.requestLengths().generation(), u.requestLengthsGeneration())));
+    out.add(plain("GPUs " + list(s.gpus()) + " · PIDs " + list(s.pids())
+        + " · error " + (s.error() != null ? s.error() : "none")));
+    efficiency(out, s.efficiency());
+    int points = history == null ? 0 : history.times().size();
+    long spanMillis = 1000L * (history == null || history.spanSeconds() == null ? 600 : history.spanSeconds());
     // label, sparkline, then "latest (min–max)": the widest of these is about 40 columns
     int chartWidth = Math.max(10, width - 11 - 32);
     out.add(plain("Last " + minutes(spanMillis) + " (" + points + " points, "
         + String.format(Locale.ROOT, "%.0f", spanMillis / 1000.0 / chartWidth) + " s a column; each column its largest"
         + " value, scaled between the line's smallest and largest):"));
     for (Chart c : CHARTS) {
-      JsonNode values = history == null ? null : history.path("series").get(c.series());
-      JsonNode times = history == null ? null : history.path("times");
-      JsonNode latest = null;
+      List<Double> values = history == null ? List.of() : c.series().apply(history.series());
+      List<Long> times = history == null ? List.of() : history.times();
+      Double latest = null;
       double min = Double.POSITIVE_INFINITY;
       double max = Double.NEGATIVE_INFINITY;
-      if (values != null) {
-        for (int i = values.size() - 1; i >= 0; i--) {
-          if (values.get(i).isNumber()) {
-            latest = latest == null ? values.get(i) : latest;
-            min = Math.min(min, values.get(i).asDouble());
-            max = Math.max(max, values.get(i).asDouble());
-          }
+      for (int i = values.size() - 1; i >= 0; i--) {
+        Double v = values.get(i);
+        if (!Cells.absent(v)) {
+          latest = latest == null ? v : latest;
+          min = Math.min(min, v);
+          max = Math.max(max, v);
         }
       }
-      String range = latest == null ? "" : " (" + c.format().apply(Json.MAPPER.getNodeFactory().numberNode(min))
-          + "–" + c.format().apply(Json.MAPPER.getNodeFactory().numberNode(max)) + ")";
-      String last = latest == null ? why(s, c.reasonField(), NA) : c.format().apply(latest);
+      String range = latest == null ? "" : " (" + c.format().apply(min) + "–" + c.format().apply(max) + ")";
+      String last = latest == null ? why(c.reason().apply(u), NA) : c.format().apply(latest);
       out.add(plain(String.format(Locale.ROOT, "%-10s %s %s%s", c.label(),
           sparkline(times, values, spanMillis, chartWidth), last, range)));
     }
@@ -289,23 +313,23 @@ public final class TopScreen {
    * scale when they span ten times or more (a 6 s TTFT burst and a 100 ms baseline both show
    * their shape), else linearly; a flat line sits on the lowest level.
    */
-  static String sparkline(JsonNode times, JsonNode values, long spanMillis, int width) {
+  static String sparkline(List<Long> times, List<Double> values, long spanMillis, int width) {
     double[] cells = new double[width];
     java.util.Arrays.fill(cells, Double.NaN);
-    int n = values == null || times == null ? 0 : Math.min(values.size(), times.size());
+    int n = Math.min(values.size(), times.size());
     if (n > 0) {
-      long end = times.get(n - 1).asLong();
+      long end = millis(times.get(n - 1));
       long start = end - spanMillis;
       for (int i = 0; i < n; i++) {
-        JsonNode v = values.get(i);
-        long t = times.get(i).asLong();
-        if (!v.isNumber() || t < start) {
+        Double v = values.get(i);
+        long t = millis(times.get(i));
+        if (Cells.absent(v) || t < start) {
           continue;
         }
         // Column k holds [start + k·span/width, start + (k+1)·span/width); the newest point the last.
         int cell = t >= end ? width - 1 : (int) ((t - start) * width / Math.max(1, spanMillis));
         cell = Math.max(0, Math.min(width - 1, cell));
-        cells[cell] = Double.isNaN(cells[cell]) ? v.asDouble() : Math.max(cells[cell], v.asDouble());
+        cells[cell] = Double.isNaN(cells[cell]) ? v : Math.max(cells[cell], v);
       }
     }
     double lo = Double.POSITIVE_INFINITY;
@@ -356,7 +380,7 @@ public final class TopScreen {
     return w;
   }
 
-  private static String row(List<Column> cols, JsonNode server) {
+  private static String row(List<Column> cols, ServerRow server) {
     StringBuilder b = new StringBuilder();
     for (Column c : cols) {
       String v = server == null ? c.title() : c.value().apply(server);
@@ -393,46 +417,47 @@ public final class TopScreen {
   }
 
   /** A GPU entry's key as {@code /api/history} names it ({@code 0}, {@code 0:1} for a MIG instance); null without an index. */
-  public static String gpuKey(JsonNode gpu) {
-    JsonNode index = gpu.get("index");
-    if (index == null || !index.canConvertToInt()) {
-      return null;
-    }
-    JsonNode mig = gpu.get("migIndex");
-    return History.gpuKeyText(index.asInt(), mig != null && mig.canConvertToInt() ? mig.asInt() : null);
+  public static String gpuKey(GpuRow gpu) {
+    return gpu.index() == null ? null : History.gpuKeyText(gpu.index(), gpu.migIndex());
   }
 
-  private static String text(JsonNode v) {
-    return v == null || v.isNull() || v.asText().isEmpty() ? NA : v.asText();
+  /** A history point's time; one that is not a number counts as 0 (before any window). */
+  private static long millis(Long t) {
+    return t == null ? 0 : t;
   }
 
-  private static String list(JsonNode v) {
-    return v == null || !v.isArray() || v.size() == 0 ? NA : join(v);
+  private static String text(String v) {
+    return v == null || v.isEmpty() ? NA : v;
   }
 
-  private static String join(JsonNode array) {
+  private static String list(List<String> v) {
+    return v.isEmpty() ? NA : join(v);
+  }
+
+  /** The values joined with ", "; a null element as JSON writes it. */
+  private static String join(List<String> values) {
     List<String> parts = new ArrayList<>();
-    array.forEach(x -> parts.add(x.asText()));
+    values.forEach(x -> parts.add(String.valueOf(x)));
     return String.join(", ", parts);
   }
 
-  static String seconds(JsonNode v) {
+  static String seconds(Double v) {
     return Cells.seconds(v, NA);
   }
 
-  static String percent(JsonNode v) {
+  static String percent(Double v) {
     return Cells.percent(v, NA);
   }
 
-  static String count(JsonNode v) {
+  static String count(Double v) {
     return Cells.count(v, NA);
   }
 
-  static String rate(JsonNode v, int decimals) {
+  static String rate(Double v, int decimals) {
     return Cells.rate(v, decimals, NA);
   }
 
-  private static String gib(JsonNode v) {
-    return v == null || !v.isNumber() ? NA : String.format(Locale.ROOT, "%.1f GiB", v.asDouble() / (1L << 30));
+  private static String gib(Double v) {
+    return Cells.absent(v) ? NA : String.format(Locale.ROOT, "%.1f GiB", v / (1L << 30));
   }
 }

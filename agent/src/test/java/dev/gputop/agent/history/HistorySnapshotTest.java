@@ -8,6 +8,7 @@ import dev.gputop.agent.FakeNvmlLibrary;
 import dev.gputop.agent.demo.DemoReplicas;
 import dev.gputop.agent.demo.Replica;
 import dev.gputop.agent.runtime.AgentRuntime;
+import dev.gputop.agent.top.SnapshotView;
 import dev.gputop.agent.top.TopScreen;
 import dev.gputop.config.AgentConfig;
 import dev.gputop.config.ConfigLoader;
@@ -32,6 +33,16 @@ class HistorySnapshotTest {
 
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final long GIB = 1L << 30;
+
+  /** The GPU entry's key as top reads it: from the entry's JSON text, into its typed row. */
+  private static String gpuKey(JsonNode gpu) {
+    try {
+      String doc = "{\"gpus\":[" + gpu + "]}";
+      return TopScreen.gpuKey(SnapshotView.parse(doc.getBytes(java.nio.charset.StandardCharsets.UTF_8)).gpus().get(0));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
 
   /** As a client reads it: written as JSON text and parsed back. */
   private static JsonNode asServed(JsonNode doc) {
@@ -129,7 +140,7 @@ class HistorySnapshotTest {
           }
         }
         for (JsonNode g : snapshot.get("gpus")) {
-          String key = TopScreen.gpuKey(g);
+          String key = gpuKey(g);
           JsonNode doc = asServed(typed.gpu(key, t));
           assertThat(doc.get("times")).hasSize(1);
           for (String series : History.gpuSeriesNames()) {

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.gputop.agent.top.SnapshotView;
 import dev.gputop.agent.top.TopScreen;
 import dev.gputop.agent.MapEntries;
 import dev.gputop.agent.FakeProvider;
@@ -69,6 +70,16 @@ class HistoryTest {
     g.put("powerWatts", 310.5);
     g.put("temperatureCelsius", null);
     return g;
+  }
+
+  /** The GPU entry's key as top reads it: from the entry's JSON text, into its typed row. */
+  private static String gpuKey(JsonNode gpu) {
+    try {
+      String doc = "{\"gpus\":[" + gpu + "]}";
+      return TopScreen.gpuKey(SnapshotView.parse(doc.getBytes(java.nio.charset.StandardCharsets.UTF_8)).gpus().get(0));
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
   }
 
   /** The document as a client reads it: written as JSON text and parsed back. */
@@ -369,8 +380,8 @@ class HistoryTest {
       }
       Map<String, JsonNode> lastGpu = new LinkedHashMap<>();
       for (JsonNode g : doc.get("gpus")) {
-        lastGpu.put(TopScreen.gpuKey(g), g);
-        seen(shownGpus, TopScreen.gpuKey(g), now, History.MAX_GPUS);
+        lastGpu.put(gpuKey(g), g);
+        seen(shownGpus, gpuKey(g), now, History.MAX_GPUS);
       }
       shownServers.values().removeIf(last -> last < now - History.SPAN.toMillis());
       shownGpus.values().removeIf(last -> last < now - History.SPAN.toMillis());

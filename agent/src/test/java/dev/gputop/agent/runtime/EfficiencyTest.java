@@ -11,6 +11,7 @@ import com.sun.net.httpserver.HttpServer;
 import dev.gputop.agent.FakeNvmlLibrary;
 import dev.gputop.agent.OtlpHttpReceiver;
 import dev.gputop.agent.SnapshotSchema;
+import dev.gputop.agent.top.SnapshotView;
 import dev.gputop.agent.top.TopScreen;
 import dev.gputop.config.AgentConfig;
 import dev.gputop.config.ConfigLoader;
@@ -342,7 +343,7 @@ class EfficiencyTest {
   }
 
   @Test
-  void top_showsEachServersGpusAndJoulesPerToken_orWhyNot() {
+  void top_showsEachServersGpusAndJoulesPerToken_orWhyNot() throws IOException {
     fake.fake_nvml_set(0, "power", 300_000);
     fake.fake_nvml_set(1, "power", 310_000);
     receivers("1m", endpoint("tp2", "[0, 1]"), endpoint("nogpu", null));
@@ -352,7 +353,9 @@ class EfficiencyTest {
     refresh();
     com.fasterxml.jackson.databind.node.ObjectNode snap = inferenceDocument();
     snap.put("timestamp", "2026-12-01T00:00:00Z");
-    String table = String.join("\n", TopScreen.render(new TopScreen.View(snap, null, 0, true, "test", null), 200)
+    // top reads the document's text, as it reads /api/snapshot
+    SnapshotView view = SnapshotView.parse(snap.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    String table = String.join("\n", TopScreen.render(new TopScreen.View(view, null, 0, true, "test", null), 200)
         .stream().map(Object::toString).toList());
     // 610 W x 5 s over 1000 tokens: 3.05 J per token, both GPUs in the row and the detail.
     // The fleet: 1000 tokens for 3050 J (nogpu's tokens don't count), no SLO configured.
@@ -361,7 +364,7 @@ class EfficiencyTest {
         .containsPattern("nogpu .* N/A +N/A");
     assertThat(table).contains("Efficiency: 610 W · 3.05 J/gen tok · 0.763 J/prompt tok · 100 tok/s per GPU")
         .contains("  GPU 0 · util ").contains("· 300 W").contains("· 310 W");
-    String other = String.join("\n", TopScreen.render(new TopScreen.View(snap, null, 1, true, "test", null), 200)
+    String other = String.join("\n", TopScreen.render(new TopScreen.View(view, null, 1, true, "test", null), 200)
         .stream().map(Object::toString).toList());
     assertThat(other).contains("Efficiency (no_gpus): N/A W · N/A J/gen tok");
   }
