@@ -16,8 +16,9 @@ import org.junit.jupiter.api.Test;
  * The boundaries docs/ARCHITECTURE.md promises, checked on the sources of every module: the
  * receivers meet only through otel-config's SPI, OpenTelemetry's internal packages are used only
  * where a comment says why, the project's own internal packages are the documented ones and users'
- * code imports none, tests share one manual clock and one gcc build of the fake NVML, and the
- * agent's packages import only the layers below their own.
+ * code imports none, tests share one manual clock and one gcc build of the fake NVML, the
+ * agent's packages import only the layers below their own, and the public types are the listed
+ * ones.
  */
 class ModuleBoundariesTest {
 
