@@ -16,8 +16,9 @@ import org.junit.jupiter.api.Test;
  * The boundaries docs/ARCHITECTURE.md promises, checked on the sources of every module: the
  * receivers meet only through otel-config's SPI, OpenTelemetry's internal packages are used only
  * where a comment says why, the project's own internal packages are the documented ones and users'
- * code imports none, tests share one manual clock and one gcc build of the fake NVML, and the
- * agent's packages import only the layers below their own.
+ * code imports none, tests share one manual clock and one gcc build of the fake NVML, the
+ * agent's packages import only the layers below their own, and the public types are the listed
+ * ones.
  */
 class ModuleBoundariesTest {
 
@@ -216,5 +217,62 @@ class ModuleBoundariesTest {
     for (String pkg : layer.keySet()) {
       assertThat(doc).as("docs/ARCHITECTURE.md's table of the agent's packages").contains("| `" + pkg.substring("dev.gputop.".length()) + "` |");
     }
+  }
+
+  /** The modules whose main sources docs/ARCHITECTURE.md's "Public types" lists. */
+  private static final List<String> LISTED_MODULES = List.of("otel-config/", "nvml/", "inference/", "agent/");
+
+  private static final java.util.regex.Pattern PUBLIC_TOP_LEVEL = java.util.regex.Pattern.compile(
+      "^(?:@[\\w.]+(?:\\([^)]*\\))?\\s+)*public\\s+(?:(?:final|abstract|sealed|non-sealed|strictfp)\\s+)*"
+          + "(?:class|interface|record|enum|@interface)\\s+(\\w+)");
+
+  /**
+   * A type is public only where another package or module, a user or the JVM needs it, so a new
+   * public type is a decision written down: the public top-level types of the main sources are
+   * exactly those docs/ARCHITECTURE.md's "Public types" lists, package by package ("- `package`:
+   * `Type`, `Type` — who needs them").
+   */
+  @Test
+  void publicTypes_areTheOnesDocumented() throws IOException {
+    java.util.Set<String> inSources = new java.util.TreeSet<>();
+    for (Path p : javaFiles("src/main/java")) {
+      String n = name(p);
+      if (LISTED_MODULES.stream().noneMatch(n::startsWith) || p.getFileName().toString().equals("package-info.java")) {
+        continue;
+      }
+      String file = p.getFileName().toString();
+      String simple = file.substring(0, file.length() - ".java".length());
+      for (String l : lines(p)) {
+        java.util.regex.Matcher m = PUBLIC_TOP_LEVEL.matcher(l);
+        if (m.find() && m.group(1).equals(simple)) {
+          inSources.add(packageOf(p) + "." + simple);
+          break;
+        }
+      }
+    }
+    String doc = Files.readString(ROOT.resolve("docs/ARCHITECTURE.md"), StandardCharsets.UTF_8);
+    String section = doc.substring(doc.indexOf("\n## Public types\n") + 1);
+    section = section.substring(0, section.indexOf("\n## ", 1) < 0 ? section.length() : section.indexOf("\n## ", 1));
+    java.util.Set<String> documented = new java.util.TreeSet<>();
+    java.util.regex.Pattern quoted = java.util.regex.Pattern.compile("`([\\w.]+)`");
+    for (String l : section.split("\n")) {
+      if (!l.startsWith("- `dev.gputop.")) {
+        continue;
+      }
+      String names = l.contains(" — ") ? l.substring(0, l.indexOf(" — ")) : l;
+      java.util.regex.Matcher m = quoted.matcher(names);
+      m.find();
+      String pkg = m.group(1);
+      while (m.find()) {
+        documented.add(pkg + "." + m.group(1));
+      }
+    }
+    List<String> differences = new ArrayList<>();
+    inSources.stream().filter(t -> !documented.contains(t))
+        .forEach(t -> differences.add(t + ": public but not listed (make it package-private, or list it with who needs it)"));
+    documented.stream().filter(t -> !inSources.contains(t))
+        .forEach(t -> differences.add(t + ": listed but not a public top-level type in the main sources"));
+    assertThat(inSources).as("public top-level types in " + LISTED_MODULES).isNotEmpty();
+    assertThat(differences).as("docs/ARCHITECTURE.md's \"Public types\" against the sources").isEmpty();
   }
 }

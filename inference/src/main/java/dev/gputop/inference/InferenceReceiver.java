@@ -69,7 +69,7 @@ import java.util.logging.Logger;
  * metric callbacks and {@link #serverFor(long)} read the latest snapshot through an {@link
  * AtomicReference} and never block. Thread-safe.
  */
-public final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
+final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
 
   private static final Logger logger = Logger.getLogger(InferenceReceiver.class.getName());
 

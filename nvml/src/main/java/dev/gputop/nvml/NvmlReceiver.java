@@ -39,7 +39,7 @@ import java.util.logging.Logger;
  * <p>Thread-safety: {@link #refresh()} runs on one agent thread at a time; everything else reads
  * the latest snapshot through an {@link AtomicReference} and may be called from any thread.
  */
-public final class NvmlReceiver implements Receiver, GpuProcessSource, GpuPowerSource {
+final class NvmlReceiver implements Receiver, GpuProcessSource, GpuPowerSource {
 
   private static final Logger logger = Logger.getLogger(NvmlReceiver.class.getName());
 

@@ -109,7 +109,7 @@ public final class EngineMapper {
    * Recognizes the engine and reads every concept its profile maps, writing every decision into
    * {@code trace} when it is not null ({@code explain}).
    */
-  public ServerScrape map(Exposition exposition, MappingTrace trace) {
+  ServerScrape map(Exposition exposition, MappingTrace trace) {
     Compiled c = recognizeProfile(exposition);
     if (c == null) {
       return ServerScrape.unknown();

@@ -10,7 +10,7 @@ import java.util.List;
  * and why the other sources were not read. Collected only on request ({@code explain}), never
  * on the agent's own cycle. Not thread-safe while collected; read it after the mapping.
  */
-public final class MappingTrace {
+final class MappingTrace {
 
   /** What happened to one source of a concept. */
   public enum SourceStatus {

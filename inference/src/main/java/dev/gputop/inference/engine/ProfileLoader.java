@@ -23,7 +23,7 @@ import java.util.regex.PatternSyntaxException;
  * type, a metric a concept can't read or a dangling reference throws {@link ProfileException}
  * naming the file, the dotted key and its line. Stateless and thread-safe.
  */
-public final class ProfileLoader {
+final class ProfileLoader {
 
   private static final Set<String> TOP_KEYS =
       Set.of(

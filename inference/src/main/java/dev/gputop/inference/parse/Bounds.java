@@ -3,7 +3,7 @@ package dev.gputop.inference.parse;
 import java.util.Locale;
 
 /** Reads the {@code le} and {@code quantile} label values of histograms and summaries. */
-public final class Bounds {
+final class Bounds {
 
   private Bounds() {}
 

@@ -18,7 +18,7 @@ import java.util.Arrays;
  *
  * <p>Stateless and thread-safe.
  */
-public final class HistogramQuantile {
+final class HistogramQuantile {
 
   /** Relative differences between adjacent buckets this small are rounding noise (quantile.go). */
   static final double SMALL_DELTA_TOLERANCE = 1e-12;

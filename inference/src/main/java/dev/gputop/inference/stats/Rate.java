@@ -19,7 +19,7 @@ package dev.gputop.inference.stats;
  *
  * <p>Times are in seconds (any origin). Stateless and thread-safe.
  */
-public final class Rate {
+final class Rate {
 
   private Rate() {}
 

@@ -24,7 +24,7 @@ import java.util.Arrays;
  *
  * <p>Stateless and thread-safe.
  */
-public final class SloAttainment {
+final class SloAttainment {
 
   private SloAttainment() {}
 

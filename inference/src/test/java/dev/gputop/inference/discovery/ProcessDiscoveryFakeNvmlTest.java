@@ -10,7 +10,8 @@ import dev.gputop.config.KubernetesConfig;
 import dev.gputop.config.NvmlConfig;
 import dev.gputop.testing.TestReceiverContext;
 import dev.gputop.config.services.GpuProcessSource;
-import dev.gputop.nvml.NvmlReceiver;
+import dev.gputop.nvml.NvmlReceiverProvider;
+import dev.gputop.receiver.Receiver;
 import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.List;
@@ -36,7 +37,7 @@ class ProcessDiscoveryFakeNvmlTest {
 
   @TempDir Path tmp;
   FakeEngines engines;
-  NvmlReceiver nvml;
+  Receiver nvml;
   final ManualClock clock = new ManualClock(1_000_000_000L, 1_700_000_001_000_000_000L);
 
   @BeforeEach
@@ -78,7 +79,7 @@ class ProcessDiscoveryFakeNvmlTest {
 
     TestReceiverContext ctx = new TestReceiverContext(
         AgentConfig.builder().nvml(new NvmlConfig(true, FakeNvml.path().toString())).build(), clock);
-    nvml = NvmlReceiver.create(ctx);
+    nvml = new NvmlReceiverProvider().create(ctx);
     nvml.refresh();
     ProcessDiscovery discovery = new ProcessDiscovery(new DiscoveryConfig(true, Scope.GPU, "/proc"),
         KubernetesConfig.defaults(), () -> ctx.lookup(GpuProcessSource.class), clock);
