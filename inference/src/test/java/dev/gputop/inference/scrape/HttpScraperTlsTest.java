@@ -176,7 +176,14 @@ class HttpScraperTlsTest {
   void scrapeAll_httpsToAPlainHttpPort_saysTheServerDoesNotSpeakTls() throws Exception {
     // Like uvicorn (vLLM, SGLang): a TLS ClientHello is a bad request, answered in plain text.
     RawServer plain = track(new RawServer(socket -> {
-      socket.getInputStream().read(new byte[512]);
+      // The whole ClientHello record (5-byte header, then its length), as a server that reads
+      // its socket does: one that answered after a partial read and then closed with bytes
+      // unread would make the kernel reset the connection, and the client could see the reset
+      // (an I/O error) before the answer, which is a race, not what this test asks.
+      java.io.DataInputStream in = new java.io.DataInputStream(socket.getInputStream());
+      byte[] header = new byte[5];
+      in.readFully(header);
+      in.readFully(new byte[((header[3] & 0xff) << 8) | (header[4] & 0xff)]);
       RawServer.respond(socket, "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain",
           bytes("Invalid HTTP request received."));
       RawServer.awaitClientClose(socket);
