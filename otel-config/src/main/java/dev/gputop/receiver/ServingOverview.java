@@ -32,10 +32,4 @@ public record ServingOverview(
     goodRequestsPerSecond = goodRequestsPerSecond == null
         ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(goodRequestsPerSecond));
   }
-
-  /** An overview without efficiency. */
-  public ServingOverview(Double worstTtftP99, Double worstItlP50, Double generationTokensPerSecond,
-      Integer waiting, Double worstSloAttainment) {
-    this(worstTtftP99, worstItlP50, generationTokensPerSecond, waiting, worstSloAttainment, null, null);
-  }
 }

@@ -109,9 +109,9 @@ class SnapshotBuilderTest {
     b.add(server("y", ServerSource.DISCOVERED, ServerState.UP, y, Map.of()));
     b.add(server("z", ServerSource.DISCOVERED, ServerState.DOWN, ServerStats.EMPTY, Map.of()));
     ServingOverview o = b.build(new DiscoverySection(List.of(), List.of())).overview();
-    assertThat(o).isEqualTo(new ServingOverview(0.9, 0.4, 150.0, 5, null));
+    assertThat(o).isEqualTo(new ServingOverview(0.9, 0.4, 150.0, 5, null, null, null));
     assertThat(new SnapshotBuilder().build(new DiscoverySection(List.of(), List.of())).overview())
-        .isEqualTo(new ServingOverview(null, null, null, null, null));
+        .isEqualTo(new ServingOverview(null, null, null, null, null, null, null));
   }
 
   @Test
