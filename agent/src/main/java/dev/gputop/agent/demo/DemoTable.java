@@ -3,6 +3,12 @@ package dev.gputop.agent.demo;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.gputop.agent.top.Cells;
+import dev.gputop.agent.top.SnapshotView;
+import dev.gputop.agent.top.SnapshotView.Alert;
+import dev.gputop.agent.top.SnapshotView.ServerRow;
+import dev.gputop.agent.top.SnapshotView.Serving;
+import dev.gputop.agent.top.SnapshotView.Unavailable;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
@@ -22,6 +28,7 @@ public final class DemoTable {
 
   private static final String ROW = "%-14s %-8s %-8s %9s %5s %6s %8s %8s %7s %7s %6s %9s";
   private static final ObjectMapper MAPPER = new ObjectMapper();
+  private static final String NA = "-";
 
   /** What the short N/A reasons mean, as {@code top} prints them under its table too. */
   public static final String KEY = Cells.KEY;
@@ -29,8 +36,8 @@ public final class DemoTable {
   private DemoTable() {}
 
   /** {@code shown}, or where it is N/A ({@code -}) the snapshot's short reason for it. */
-  private static String why(JsonNode server, String field, String shown) {
-    String code = "-".equals(shown) ? Cells.reasonCode(server, field) : null;
+  private static String why(String reason, String shown) {
+    String code = NA.equals(shown) ? Cells.reasonCode(reason) : null;
     return code == null ? shown : code;
   }
 
@@ -40,56 +47,61 @@ public final class DemoTable {
     return render(tree);
   }
 
-  /** The table for a snapshot document; lines end with {@code \n}. */
+  /**
+   * The table for a snapshot document; lines end with {@code \n}. Read as {@code top} reads it
+   * ({@link SnapshotView}), so both terminal views show a value the same way.
+   */
   public static String render(JsonNode snapshot) {
+    return render(SnapshotView.of(snapshot));
+  }
+
+  private static String render(SnapshotView snapshot) {
     StringBuilder b = new StringBuilder();
     line(b, String.format(Locale.ROOT, ROW, "SERVER", "ENGINE", "STATE", "RUN/WAIT", "KV", "PREFIX",
         "TTFT p50", "TTFT p99", "ITL p50", "E2E p99", "REQ/S", "GEN TOK/S"));
-    JsonNode servers = snapshot.path("inference");
-    if (!servers.isArray() || servers.size() == 0) {
+    List<ServerRow> servers = snapshot.inference();
+    if (servers.isEmpty()) {
       line(b, "(no inference servers)");
     } else {
-      for (JsonNode s : servers) {
+      for (ServerRow s : servers) {
+        Unavailable u = s.unavailable();
         line(b, String.format(Locale.ROOT, ROW,
-            cut(text(s, "name"), 14),
-            cut(text(s, "engine"), 8),
-            cut(text(s, "state"), 8),
-            why(s, "running", count(s.get("running"))) + "/" + why(s, "waiting", count(s.get("waiting"))),
-            why(s, "kvCacheUsage", percent(s.get("kvCacheUsage"))),
-            why(s, "prefixHitRatio", percent(s.get("prefixHitRatio"))),
-            s.path("ttftApproxMean").isNumber() && !s.path("ttft").path("p50").isNumber()
-                ? "≈" + seconds(s.get("ttftApproxMean")) : why(s, "ttft", seconds(s.path("ttft").get("p50"))),
-            why(s, "ttft", seconds(s.path("ttft").get("p99"))),
-            why(s, "itl", seconds(s.path("itl").get("p50"))),
-            why(s, "e2e", seconds(s.path("e2e").get("p99"))),
-            why(s, "requestsPerSecond", rate(s.get("requestsPerSecond"), 1)),
-            why(s, "generationTokensPerSecond", rate(s.get("generationTokensPerSecond"), 0))).stripTrailing());
-        JsonNode error = s.get("error");
-        if (error != null && !error.isNull() && !error.asText().isEmpty()) {
-          line(b, "  " + text(s, "name") + ": " + error.asText());
+            cut(text(s.name()), 14),
+            cut(text(s.engine()), 8),
+            cut(text(s.state()), 8),
+            why(u.running(), count(s.running())) + "/" + why(u.waiting(), count(s.waiting())),
+            why(u.kvCacheUsage(), percent(s.kvCacheUsage())),
+            why(u.prefixHitRatio(), percent(s.prefixHitRatio())),
+            s.ttftApproxMean() != null && s.ttft().p50() == null
+                ? "≈" + seconds(s.ttftApproxMean()) : why(u.ttft(), seconds(s.ttft().p50())),
+            why(u.ttft(), seconds(s.ttft().p99())),
+            why(u.itl(), seconds(s.itl().p50())),
+            why(u.e2e(), seconds(s.e2e().p99())),
+            why(u.requestsPerSecond(), rate(s.requestsPerSecond(), 1)),
+            why(u.generationTokensPerSecond(), rate(s.generationTokensPerSecond(), 0))).stripTrailing());
+        if (s.error() != null && !s.error().isEmpty()) {
+          line(b, "  " + text(s.name()) + ": " + s.error());
         }
       }
-    }
-    if (servers.isArray() && servers.size() > 0) {
       line(b, KEY);
     }
-    JsonNode o = snapshot.path("overview").path("serving");
-    line(b, "Overview: worst TTFT p99 " + seconds(o.get("worstTtftP99"))
-        + ", worst ITL p50 " + seconds(o.get("worstItlP50"))
-        + ", generation " + rate(o.get("generationTokensPerSecond"), 0) + " tok/s"
-        + ", waiting " + count(o.get("waiting"))
-        + (o.hasNonNull("worstSloAttainment")
-            ? String.format(Locale.ROOT, ", worst SLO attainment %.1f%%", o.get("worstSloAttainment").asDouble() * 100)
+    Serving o = snapshot.overview().serving();
+    line(b, "Overview: worst TTFT p99 " + seconds(o.worstTtftP99())
+        + ", worst ITL p50 " + seconds(o.worstItlP50())
+        + ", generation " + rate(o.generationTokensPerSecond(), 0) + " tok/s"
+        + ", waiting " + count(o.waiting())
+        + (o.worstSloAttainment() != null
+            ? String.format(Locale.ROOT, ", worst SLO attainment %.1f%%", o.worstSloAttainment() * 100)
             : ""));
-    JsonNode alerts = snapshot.path("alerts");
-    if (!alerts.isArray() || alerts.size() == 0) {
+    List<Alert> alerts = snapshot.alerts();
+    if (alerts.isEmpty()) {
       line(b, "Alerts: none");
     } else {
       line(b, "Alerts:");
-      for (JsonNode a : alerts) {
-        String server = a.hasNonNull("server") ? " " + a.get("server").asText() : "";
-        String message = a.hasNonNull("message") ? ": " + a.get("message").asText() : "";
-        line(b, "  " + text(a, "name") + server + message);
+      for (Alert a : alerts) {
+        String server = a.server() != null ? " " + a.server() : "";
+        String message = a.message() != null ? ": " + a.message() : "";
+        line(b, "  " + text(a.name()) + server + message);
       }
     }
     return b.toString();
@@ -99,28 +111,27 @@ public final class DemoTable {
     b.append(s).append('\n');
   }
 
-  private static String text(JsonNode n, String field) {
-    JsonNode v = n.get(field);
-    return v == null || v.isNull() ? "-" : v.asText();
+  private static String text(String v) {
+    return v == null ? NA : v;
   }
 
   private static String cut(String s, int width) {
     return s.length() <= width ? s : s.substring(0, width - 1) + "~";
   }
 
-  private static String count(JsonNode v) {
-    return Cells.count(v, "-");
+  private static String count(Double v) {
+    return Cells.count(v, NA);
   }
 
-  private static String percent(JsonNode v) {
-    return Cells.percent(v, "-");
+  private static String percent(Double v) {
+    return Cells.percent(v, NA);
   }
 
-  private static String rate(JsonNode v, int decimals) {
-    return Cells.rate(v, decimals, "-");
+  private static String rate(Double v, int decimals) {
+    return Cells.rate(v, decimals, NA);
   }
 
-  private static String seconds(JsonNode v) {
-    return Cells.seconds(v, "-");
+  private static String seconds(Double v) {
+    return Cells.seconds(v, NA);
   }
 }

@@ -1,6 +1,5 @@
 package dev.gputop.agent.top;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.gputop.inference.export.Unavailable;
 import java.util.Locale;
 
@@ -20,14 +19,6 @@ public final class Cells {
 
   private Cells() {}
 
-  /**
-   * The short reason the snapshot gives for {@code field} of {@code server} being N/A ({@code
-   * inference[].unavailable}): N/E, IDLE, WAIT or DOWN; null when it gives none.
-   */
-  public static String reasonCode(JsonNode server, String field) {
-    return reasonCode(server.path("unavailable").path(field).asText(""));
-  }
-
   /** The short form of a reason of {@code inference[].unavailable} (N/E, IDLE, WAIT, DOWN); null for none. */
   public static String reasonCode(String reason) {
     switch (reason == null ? "" : reason) {
@@ -44,42 +35,22 @@ public final class Cells {
     }
   }
 
-  /** A count rounded to a whole number, or {@code na} when the value is not available. */
-  public static String count(JsonNode v, String na) {
-    return count(number(v), na);
-  }
-
-  /** {@link #count(JsonNode, String)} of a value read into a view (null when not available). */
+  /** A count rounded to a whole number, or {@code na} when the value is not available (null or not finite). */
   public static String count(Double v, String na) {
     return absent(v) ? na : Long.toString(Math.round(v));
   }
 
   /** A 0–1 ratio as a whole percentage ({@code 97%}), or {@code na}. */
-  public static String percent(JsonNode v, String na) {
-    return percent(number(v), na);
-  }
-
-  /** {@link #percent(JsonNode, String)} of a value read into a view. */
   public static String percent(Double v, String na) {
     return absent(v) ? na : String.format(Locale.ROOT, "%.0f%%", v * 100);
   }
 
   /** A rate with {@code decimals} decimals, or {@code na}. */
-  public static String rate(JsonNode v, int decimals, String na) {
-    return rate(number(v), decimals, na);
-  }
-
-  /** {@link #rate(JsonNode, int, String)} of a value read into a view. */
   public static String rate(Double v, int decimals, String na) {
     return absent(v) ? na : String.format(Locale.ROOT, "%." + decimals + "f", v);
   }
 
   /** Seconds as {@code 0.4ms}, {@code 312ms}, {@code 1.84s}, {@code 125s}, or {@code na}. */
-  public static String seconds(JsonNode v, String na) {
-    return seconds(number(v), na);
-  }
-
-  /** {@link #seconds(JsonNode, String)} of a value read into a view. */
   public static String seconds(Double v, String na) {
     if (absent(v)) {
       return na;
@@ -95,11 +66,6 @@ public final class Cells {
       return String.format(Locale.ROOT, "%.2fs", s);
     }
     return String.format(Locale.ROOT, "%.0fs", s);
-  }
-
-  /** A JSON number's value; null for anything else (missing, null, a string). */
-  private static Double number(JsonNode v) {
-    return v == null || !v.isNumber() ? null : v.asDouble();
   }
 
   /** Whether a value is not available: null, or not finite. */

@@ -157,8 +157,8 @@ public record SnapshotView(String timestamp, List<ServerRow> inference, List<Gpu
    * @param goodRequestsPerSecond per SLO, in the document's order; empty without SLOs
    */
   public record Serving(Double worstTtftP99, Double worstItlP50, Double generationTokensPerSecond, Double waiting,
-      Double generationTokensPerJoule, Map<String, Double> goodRequestsPerSecond) {
-    static final Serving EMPTY = new Serving(null, null, null, null, null, null);
+      Double worstSloAttainment, Double generationTokensPerJoule, Map<String, Double> goodRequestsPerSecond) {
+    static final Serving EMPTY = new Serving(null, null, null, null, null, null, null);
 
     public Serving {
       goodRequestsPerSecond = goodRequestsPerSecond == null ? Map.of()
