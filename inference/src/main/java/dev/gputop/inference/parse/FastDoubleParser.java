@@ -21,7 +21,8 @@ import java.nio.charset.StandardCharsets;
  */
 final class FastDoubleParser {
 
-  private static final double[] POW10 = {
+  /** The powers of ten a double holds exactly; also read by the parser's usual-line path. */
+  static final double[] POW10 = {
     1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
     1e17, 1e18, 1e19, 1e20, 1e21, 1e22
   };
@@ -30,7 +31,8 @@ final class FastDoubleParser {
     10000000000L, 100000000000L, 1000000000000L, 10000000000000L, 100000000000000L,
     1000000000000000L, 10000000000000000L
   };
-  private static final long MAX_EXACT = 1L << 53;
+  /** Every long up to 2^53 is exact in a double; also read by the parser. */
+  static final long MAX_EXACT = 1L << 53;
   /** Below this, {@code m * 10 + 9} still fits a long: digits are accumulated up to 19. */
   private static final long ACCUMULATE_LIMIT = 100_000_000_000_000_000L;
 

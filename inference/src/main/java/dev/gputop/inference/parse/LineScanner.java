@@ -22,7 +22,7 @@ import java.util.Arrays;
  * where a series key or comment line ends, checks a line against the key its parser predicts,
  * parses a key it has not seen into a {@link CachedLine} (names, label set, suffix and bound,
  * interned in the {@link ParserTables}), and reads a sample's value, timestamp and exemplar (all
- * but the usual plain value before a newline, which the parser reads in its own loop). It
+ * but the usual number before a newline, which the parser reads in its own loop). It
  * counts lines, so that every {@link ExpositionFormatException} it makes says where.
  *
  * <p>Byte-level scanning of the {@code byte[]} body: no regex, no String per line. The body and
