@@ -37,8 +37,9 @@ import java.util.Objects;
  * <p>This class drives a parse, line by line; three parts do the work: a {@link LineScanner}
  * reads the bytes (keys, values, timestamps, the errors with their line numbers), a {@link
  * LineCache} is the intern table of lines seen with their predictions, and a {@link
- * FamilyAssembler} groups the lines into families and builds the result. The usual line, a
- * predicted key then a blank, a number and a newline, is read here, in one method.
+ * FamilyAssembler} groups the lines into families and builds the result. The parser walks the
+ * chain of predictions, and reads the usual line, a predicted key then a blank, a number and a
+ * newline, here, in one method.
  *
  * <p>Not thread-safe: an instance is used by one thread at a time (one per scraped server, on the
  * inference receiver's refresh thread, after the scrape cycle fetched the bytes), and parsers
@@ -61,7 +62,21 @@ public final class ExpositionParser {
   private final LineScanner scanner;
   private final LineCache cache;
   private final FamilyAssembler assembler;
+  // State of one parse. The body and the walk through the chain of predictions are this class's
+  // fields rather than the scanner's and the cache's: read from here, one object fewer stands
+  // between the line loop and each line's first test (docs/PERFORMANCE.md, 2026-12-02: with the
+  // value read below, the split parser is back at the speed of the single class).
   private int sampleCount;
+  /** The body being parsed, which the scanner also reads. */
+  private byte[] b;
+  private int end;
+  /** The line before the one being parsed: the line whose successor this parse records. */
+  private CachedLine prev;
+  /**
+   * The line predicted next, {@code prev.next}, read as soon as {@code prev} is known, so that
+   * the load, often a cache miss, overlaps the rest of the previous line.
+   */
+  private CachedLine predicted;
   /** The exponent that {@link #exponent} read last. */
   private int exponentValue;
 
@@ -133,6 +148,8 @@ public final class ExpositionParser {
       throws ExpositionFormatException {
     reset();
     scanner.start(body, stop, om);
+    b = body;
+    end = stop;
     LineScanner scanner = this.scanner;
     int p = start;
     while (p < stop) {
@@ -173,12 +190,12 @@ public final class ExpositionParser {
   /** Handles the comment line whose '#' is at {@code s}; the index after it, or -1 at EOF. */
   private int comment(int lineStart, int s) throws ExpositionFormatException {
     LineScanner scanner = this.scanner;
-    CachedLine e = cache.predicted();
+    CachedLine e = predicted;
     int contentEnd = e != null && e.kind != KIND_SERIES ? scanner.predictedCommentEnd(e.key, s) : -1;
     if (contentEnd < 0) {
       contentEnd = scanner.contentEnd(s);
       scanner.checkLineLength(lineStart, contentEnd);
-      byte[] b = scanner.body();
+      byte[] b = this.b;
       int hash = cache.hash(b, s, contentEnd);
       e = cache.lookup(b, s, contentEnd, hash);
       if (e == null) {
@@ -186,12 +203,12 @@ public final class ExpositionParser {
         if (e.kind == KIND_EOF) {
           return -1;
         }
-        cache.insert(e);
+        insert(e);
       }
     } else {
       scanner.checkLineLength(lineStart, contentEnd);
     }
-    cache.follow(e);
+    follow(e);
     assembler.comment(e);
     return scanner.nextLine(contentEnd);
   }
@@ -200,14 +217,13 @@ public final class ExpositionParser {
   private int sample(int lineStart, int s) throws ExpositionFormatException {
     // Fields in locals, for the client compiler, which reloads them.
     LineScanner scanner = this.scanner;
-    LineCache cache = this.cache;
-    byte[] b = scanner.body();
-    CachedLine e = cache.predicted();
+    byte[] b = this.b;
+    CachedLine e = predicted;
     int keyEnd = -1;
     byte[] key;
     // The predicted key compared here rather than in a scanner method, which the client compiler
     // would not inline: this is the test every sample line of a steady-state parse passes.
-    if (e != null && e.kind == KIND_SERIES && (key = e.key).length <= scanner.end() - s
+    if (e != null && e.kind == KIND_SERIES && (key = e.key).length <= end - s
         && Arrays.equals(key, 0, key.length, b, s, s + key.length)) {
       keyEnd = s + key.length;
       // A bare name must not go on, nor be followed by a label set.
@@ -221,11 +237,11 @@ public final class ExpositionParser {
       int hash = cache.hash(b, s, keyEnd);
       e = cache.lookup(b, s, keyEnd, hash);
       if (e == null) {
-        e = scanner.parseSeries(s, keyEnd, hash, cache.previous());
-        cache.insert(e);
+        e = scanner.parseSeries(s, keyEnd, hash, prev);
+        insert(e);
       }
     }
-    cache.follow(e);
+    follow(e);
     if (++sampleCount > maxSeries) {
       throw scanner.error("more than " + maxSeries + " samples (limit maxSeries)");
     }
@@ -239,7 +255,7 @@ public final class ExpositionParser {
     // FastDoubleParser would; a longer number is given to FastDoubleParser, having been checked
     // here to be one. Any other rest of a line (a sign, a special, a timestamp, an exemplar, CR
     // LF, an error) is the scanner's (valueAndRest).
-    int end = scanner.end();
+    int end = this.end;
     int i = keyEnd;
     if (i < end && b[i] == ' ') {
       do {
@@ -310,10 +326,31 @@ public final class ExpositionParser {
     return i;
   }
 
+  /** Records that {@code e} came after the previous line, for the next parse, and steps on. */
+  private void follow(CachedLine e) {
+    if (prev.next != e) {
+      prev.next = e;
+    }
+    moveTo(e);
+  }
+
+  private void moveTo(CachedLine line) {
+    prev = line;
+    predicted = line.next;
+  }
+
+  /** Caches a new line; when that empties the cache, the walk starts again from its head. */
+  private void insert(CachedLine e) {
+    if (cache.insert(e)) {
+      moveTo(cache.head());
+    }
+  }
+
   private void reset() {
     assembler.reset();
     scanner.reset();
-    cache.restart();
+    moveTo(cache.head());
+    b = null;
     sampleCount = 0;
   }
 

@@ -6,8 +6,9 @@ import java.util.concurrent.ThreadLocalRandom;
 /**
  * One parser's intern table of lines: the {@link CachedLine}s it has seen, found by their bytes
  * (a chained hash table with a random seed per parser), and the chain of predictions, each line
- * pointing to the one that followed it last time. During a parse it also knows the previous line,
- * whose successor is the prediction for the next.
+ * pointing ({@link CachedLine#next}) to the one that followed it last time, from a {@link #head}
+ * that points to the first line of the last parse. The parser walks the chain itself, in its line
+ * loop, and sets each line's successor as it goes.
  *
  * <p>Bounded: emptied, with its predictions, when it holds more than {@code maxEntries} lines or
  * {@code maxBytes} of keys, so a server that invents new series on every scrape costs time, not
@@ -31,8 +32,6 @@ final class LineCache {
   /** Sentinel whose {@code next} is the first line of the previous parse. */
   private final CachedLine head =
       new CachedLine(new byte[0], 0, CachedLine.KIND_COMMENT, null, null, null, null);
-  /** The line before the one being parsed. */
-  private CachedLine prev = head;
 
   LineCache(int maxEntries, long maxBytes) {
     if (maxEntries <= 0 || maxBytes <= 0) {
@@ -42,27 +41,13 @@ final class LineCache {
     this.maxBytes = maxBytes;
   }
 
-  /** Starts a parse: the next line is predicted to be the first of the last parse. */
-  void restart() {
-    prev = head;
-  }
-
-  /** The line that followed the previous one last time, or null. */
-  CachedLine predicted() {
-    return prev.next;
-  }
-
-  /** The line before the one being parsed (the head sentinel, a comment, for the first). */
-  CachedLine previous() {
-    return prev;
-  }
-
-  /** Records that {@code line} came after the previous line, for the next parse's prediction. */
-  void follow(CachedLine line) {
-    if (prev.next != line) {
-      prev.next = line;
-    }
-    prev = line;
+  /**
+   * The sentinel before the first line: its {@code next} is the first line of the previous
+   * parse, the prediction for the first line of the next, and a parse starts its walk here. It is
+   * a comment line, so the first sample never takes its histogram group from it.
+   */
+  CachedLine head() {
+    return head;
   }
 
   /** The hash of {@code b[s, e)} under this cache's seed, for {@link #lookup} and new lines. */
@@ -81,10 +66,17 @@ final class LineCache {
     return null;
   }
 
-  /** Adds a new line, emptying the cache first when it would exceed its bounds. */
-  void insert(CachedLine line) {
+  /**
+   * Adds a new line, emptying the cache first when it would exceed its bounds.
+   *
+   * @return whether the cache was emptied, predictions included: the walk starts again at the
+   *     {@link #head}
+   */
+  boolean insert(CachedLine line) {
+    boolean cleared = false;
     if (size >= maxEntries || bytes + line.key.length > maxBytes) {
       clear();
+      cleared = true;
     }
     if (size >= table.length * 3 / 4) {
       grow();
@@ -94,6 +86,7 @@ final class LineCache {
     table[i] = line;
     size++;
     bytes += line.key.length;
+    return cleared;
   }
 
   /** Forgets every line and prediction. */
@@ -106,7 +99,6 @@ final class LineCache {
     // to be valid, so a server whose scrapes keep failing could fill them without adding lines.
     // Drop the chain of predictions too, so the old generation can be collected.
     head.next = null;
-    prev = head;
   }
 
   /** Number of cached lines. */

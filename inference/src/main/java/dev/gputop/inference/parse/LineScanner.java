@@ -93,16 +93,6 @@ final class LineScanner {
     sawIntegerTimestamp = false;
   }
 
-  /** The body being read. */
-  byte[] body() {
-    return b;
-  }
-
-  /** Where the body being read ends. */
-  int end() {
-    return end;
-  }
-
   ExpositionFormatException error(String reason) {
     return new ExpositionFormatException(line, reason);
   }
