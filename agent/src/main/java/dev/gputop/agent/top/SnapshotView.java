@@ -2,6 +2,7 @@ package dev.gputop.agent.top;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.gputop.inference.export.ServerState;
 import java.io.IOException;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -72,6 +73,14 @@ public record SnapshotView(String timestamp, List<ServerRow> inference, List<Gpu
       efficiency = Lenient.orEmpty(efficiency, Efficiency.EMPTY);
       unavailable = Lenient.orEmpty(unavailable, Unavailable.EMPTY);
       requestLengths = Lenient.orEmpty(requestLengths, RequestLengths.EMPTY);
+    }
+
+    /**
+     * Whether the server is up. The state stays the document's text, so that a state this build
+     * does not know (from a newer agent) is still shown as it is.
+     */
+    public boolean isUp() {
+      return ServerState.UP.jsonName().equals(state);
     }
   }
 

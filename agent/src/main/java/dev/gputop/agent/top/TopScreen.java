@@ -125,7 +125,7 @@ public final class TopScreen {
     Serving o = snap.overview().serving();
     int up = 0;
     for (ServerRow s : servers) {
-      up += "up".equals(s.state()) ? 1 : 0;
+      up += s.isUp() ? 1 : 0;
     }
     out.add(plain("Serving: " + up + "/" + servers.size() + " up · worst TTFT p99 " + seconds(o.worstTtftP99())
         + " · worst ITL p50 " + seconds(o.worstItlP50())

@@ -67,6 +67,20 @@ class SnapshotViewTest {
   }
 
   @Test
+  void serversUp_countsOnlyThoseUp_andAStateThisBuildDoesNotKnowIsShownAsItIs() throws IOException {
+    StringBuilder doc = new StringBuilder("{\"inference\": [");
+    String[] states = {"up", "starting", "down", "draining", "up"};
+    for (int i = 0; i < states.length; i++) {
+      doc.append(i == 0 ? "" : ",").append("{\"name\": \"s").append(i).append("\", \"state\": \"")
+          .append(states[i]).append("\"}");
+    }
+    SnapshotView read = parse(doc.append("]}").toString());
+    assertThat(read.inference()).extracting(SnapshotView.ServerRow::isUp)
+        .containsExactly(true, false, false, false, true);
+    assertThat(screen(read)).contains("Serving: 2/5 up").containsPattern("s3 +.* draining");
+  }
+
+  @Test
   void textTakesANumberAsItsText_andAContainerAsEmpty() throws IOException {
     SnapshotView.ServerRow row = parse(DOCUMENT.replace("\"engine\": \"vllm\"", "\"engine\": 7")
         .replace("\"state\": \"up\"", "\"state\": {\"up\": true}")).inference().get(0);
