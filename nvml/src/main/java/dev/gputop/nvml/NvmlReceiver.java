@@ -46,13 +46,16 @@ final class NvmlReceiver implements Receiver, GpuProcessSource, GpuPowerSource {
   static final String NAME = "nvml";
   static final long REOPEN_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(60);
 
-  /** Everything one refresh produced. */
+  /**
+   * Everything one refresh produced, the snapshot's part ({@code gpus}, {@code alerts}) as the
+   * {@link Contribution} it is read as: built once per refresh, not once per read.
+   */
   private record Snapshot(
       boolean available,
       String unavailableReason,
       GpuSample sample,
       List<GpuEntry> entries,
-      List<Alert> alerts,
+      Contribution contribution,
       HealthStatus health,
       List<NvmlMetrics.DeviceView> devices,
       List<NvmlMetrics.ProcessView> processes,
@@ -62,12 +65,8 @@ final class NvmlReceiver implements Receiver, GpuProcessSource, GpuPowerSource {
 
     static Snapshot unavailable(String reason) {
       return new Snapshot(
-          false, reason, GpuSample.empty(null), List.of(), List.of(),
+          false, reason, GpuSample.empty(null), List.of(), Contribution.NONE,
           HealthStatus.unavailable(reason), List.of(), List.of(), List.of(), GpuPowerSource.Readings.NONE);
-    }
-
-    Contribution contribution() {
-      return Contribution.ofGpus(entries, alerts);
     }
   }
 
@@ -148,7 +147,7 @@ final class NvmlReceiver implements Receiver, GpuProcessSource, GpuPowerSource {
       sampleFailures.failure(NAME, "NVML sample", e);
       Snapshot previous = snapshot.get();
       snapshot.set(
-          new Snapshot(true, null, previous.sample(), previous.entries(), previous.alerts(),
+          new Snapshot(true, null, previous.sample(), previous.entries(), previous.contribution(),
               HealthStatus.unhealthy(List.of("NVML sample failed: " + e)), previous.devices(),
               previous.processes(), previous.xids(),
               // No readings: a server's energy over this sample is not known (N/A, not a zero).
@@ -317,7 +316,7 @@ final class NvmlReceiver implements Receiver, GpuProcessSource, GpuPowerSource {
     }
     HealthStatus health = reasons.isEmpty() ? HealthStatus.healthy() : HealthStatus.unhealthy(reasons);
     snapshot.set(
-        new Snapshot(true, null, sample, entries, List.copyOf(alerts), health, List.copyOf(devices),
+        new Snapshot(true, null, sample, entries, Contribution.ofGpus(entries, alerts), health, List.copyOf(devices),
             List.copyOf(processes), List.copyOf(xidViews), readings(entries, sampledNanos)));
   }
 
