@@ -5,16 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import at.favre.lib.crypto.bcrypt.BCrypt;
 import dev.gputop.agent.TestTools;
 import dev.gputop.agent.http.AgentHttpServer;
-import dev.gputop.agent.runtime.AgentRuntime;
-import dev.gputop.config.AgentConfig;
-import dev.gputop.config.ConfigLoader;
+import dev.gputop.agent.http.TestListener;
 import dev.gputop.config.ListenerConfig;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterEach;
@@ -38,7 +35,7 @@ class TopSecurityTest {
   @TempDir Path dir;
 
   private final Level rootLevel = Logger.getLogger("").getLevel();
-  private AgentRuntime runtime;
+  private final TestListener testListener = new TestListener();
   private AgentHttpServer server;
 
   @BeforeAll
@@ -60,12 +57,7 @@ class TopSecurityTest {
 
   @AfterEach
   void stop() {
-    if (server != null) {
-      server.close();
-    }
-    if (runtime != null) {
-      runtime.close();
-    }
+    testListener.close();
     Logger.getLogger("").setLevel(rootLevel); // top quiets the root logger
   }
 
@@ -173,11 +165,7 @@ class TopSecurityTest {
   }
 
   private void start(ListenerConfig listener) {
-    AgentConfig base = new ConfigLoader().parse("listen: 127.0.0.1:0\n", Map.of());
-    AgentConfig c = base.toBuilder().listener(listener).build();
-    runtime = AgentRuntime.builder(c).setProviders(List.of()).build();
-    runtime.start();
-    server = AgentHttpServer.start("127.0.0.1:0", runtime, null, listener);
+    server = testListener.start(listener);
   }
 
   /** {@code top --url <the listener> --plain --for 1ms} and {@code options}: one screen. */

@@ -7,8 +7,6 @@ import at.favre.lib.crypto.bcrypt.BCrypt;
 import dev.gputop.agent.TestTools;
 import dev.gputop.agent.cli.Main;
 import dev.gputop.agent.runtime.AgentRuntime;
-import dev.gputop.config.AgentConfig;
-import dev.gputop.config.ConfigLoader;
 import dev.gputop.config.ListenerConfig;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -28,7 +26,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Handler;
@@ -76,7 +73,7 @@ class ListenerSecurityTest {
     @Override
     public void close() {}
   };
-  private AgentRuntime runtime;
+  private final TestListener listener = new TestListener();
   private AgentHttpServer server;
 
   @BeforeAll
@@ -110,12 +107,7 @@ class ListenerSecurityTest {
 
   @AfterEach
   void stop() {
-    if (server != null) {
-      server.close();
-    }
-    if (runtime != null) {
-      runtime.close();
-    }
+    listener.close();
     Logger.getLogger("").removeHandler(capture);
     securityLogger.setLevel(null);
     // Nothing the agent wrote anywhere names a secret.
@@ -207,7 +199,7 @@ class ListenerSecurityTest {
     Path users = dir.resolve("users");
     Files.writeString(users, "alice:" + PASSWORD + "\n"); // a password where the hash belongs
     ListenerConfig config = new ListenerConfig(null, null, null, null, users.toString(), ListenerConfig.DEFAULT_EXEMPT_PATHS);
-    runtime = runtime(config);
+    AgentRuntime runtime = listener.runtime(config);
 
     assertThatThrownBy(() -> AgentHttpServer.start("127.0.0.1:0", runtime, null, config))
         .satisfies(e -> outputs.add(String.valueOf(e.getMessage())))
@@ -253,16 +245,7 @@ class ListenerSecurityTest {
   }
 
   private void start(ListenerConfig config) {
-    runtime = runtime(config);
-    server = AgentHttpServer.start("127.0.0.1:0", runtime, null, config);
-  }
-
-  private static AgentRuntime runtime(ListenerConfig config) {
-    AgentConfig base = new ConfigLoader().parse("listen: 127.0.0.1:0\n", Map.of());
-    AgentConfig c = base.toBuilder().listener(config).build();
-    AgentRuntime r = AgentRuntime.builder(c).setProviders(List.of()).build();
-    r.start();
-    return r;
+    server = listener.start(config);
   }
 
   private HttpRequest get(String path, String... authorization) {

@@ -3,9 +3,6 @@ package dev.gputop.agent.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.gputop.agent.TestTools;
-import dev.gputop.agent.runtime.AgentRuntime;
-import dev.gputop.config.AgentConfig;
-import dev.gputop.config.ConfigLoader;
 import dev.gputop.config.ListenerConfig;
 import java.io.IOException;
 import java.net.Socket;
@@ -14,7 +11,6 @@ import java.nio.file.Path;
 import java.security.KeyStore;
 import java.security.cert.CertificateFactory;
 import java.util.List;
-import java.util.Map;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSocket;
 import javax.net.ssl.TrustManagerFactory;
@@ -34,7 +30,7 @@ class ListenerTlsTest {
 
   @TempDir static Path pki;
 
-  private AgentRuntime runtime;
+  private final TestListener listener = new TestListener();
   private AgentHttpServer server;
 
   @BeforeAll
@@ -57,12 +53,7 @@ class ListenerTlsTest {
 
   @AfterEach
   void stop() {
-    if (server != null) {
-      server.close();
-    }
-    if (runtime != null) {
-      runtime.close();
-    }
+    listener.close();
   }
 
   @Test
@@ -109,10 +100,7 @@ class ListenerTlsTest {
   private void start(String cert, String minVersion, List<String> suites) {
     ListenerConfig config = new ListenerConfig(pki.resolve(cert + ".pem").toString(), pki.resolve(cert + ".key").toString(),
         null, null, null, ListenerConfig.DEFAULT_EXEMPT_PATHS, minVersion, suites);
-    AgentConfig base = new ConfigLoader().parse("listen: 127.0.0.1:0\n", Map.of());
-    runtime = AgentRuntime.builder(base.toBuilder().listener(config).build()).setProviders(List.of()).build();
-    runtime.start();
-    server = AgentHttpServer.start("127.0.0.1:0", runtime, null, config);
+    server = listener.start(config);
   }
 
   /** "protocol suite" of a handshake offering only {@code protocol} and {@code suite}, or "refused". */
