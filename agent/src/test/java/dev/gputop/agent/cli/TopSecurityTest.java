@@ -41,18 +41,9 @@ class TopSecurityTest {
   @BeforeAll
   static void makeCertificates() throws Exception {
     Assumptions.assumeTrue(onPath("openssl"), "openssl is needed (.ci/run installs it)");
-    openssl("genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", "ca.key");
-    openssl("req", "-x509", "-new", "-key", "ca.key", "-subj", "/CN=top test CA", "-days", "3650", "-out", "ca.pem");
-    issue("server", "/CN=127.0.0.1", "subjectAltName=IP:127.0.0.1");
-    issue("client", "/CN=top", "extendedKeyUsage=clientAuth");
-  }
-
-  private static void issue(String name, String subject, String ext) throws Exception {
-    openssl("genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", name + ".key");
-    openssl("req", "-new", "-key", name + ".key", "-subj", subject, "-out", name + ".csr");
-    Files.writeString(pki.resolve(name + ".ext"), ext + "\n");
-    openssl("x509", "-req", "-in", name + ".csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
-        "-days", "3650", "-extfile", name + ".ext", "-out", name + ".pem");
+    TestTools.ca(pki, "ca", "/CN=top test CA");
+    TestTools.issue(pki, "ca", "server", "/CN=127.0.0.1", "subjectAltName=IP:127.0.0.1");
+    TestTools.issue(pki, "ca", "client", "/CN=top", "extendedKeyUsage=clientAuth");
   }
 
   @AfterEach
@@ -177,10 +168,6 @@ class TopSecurityTest {
 
   private static String pem(String name) {
     return pki.resolve(name).toString();
-  }
-
-  private static void openssl(String... args) throws IOException, InterruptedException {
-    TestTools.openssl(pki, args);
   }
 
   private static boolean onPath(String tool) {

@@ -36,19 +36,9 @@ class ListenerTlsTest {
   @BeforeAll
   static void makeCertificates() throws Exception {
     Assumptions.assumeTrue(TestTools.onPath("openssl"), "openssl is needed (.ci/run installs it)");
-    TestTools.openssl(pki, "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", "ca.key");
-    TestTools.openssl(pki, "req", "-x509", "-new", "-key", "ca.key", "-subj", "/CN=tls test CA", "-days", "3650", "-out", "ca.pem");
-    Files.writeString(pki.resolve("server.ext"), "subjectAltName=IP:127.0.0.1\n");
-    for (String kind : List.of("ec", "rsa")) {
-      if (kind.equals("ec")) {
-        TestTools.openssl(pki, "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", kind + ".key");
-      } else {
-        TestTools.openssl(pki, "genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", kind + ".key");
-      }
-      TestTools.openssl(pki, "req", "-new", "-key", kind + ".key", "-subj", "/CN=127.0.0.1", "-out", kind + ".csr");
-      TestTools.openssl(pki, "x509", "-req", "-in", kind + ".csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
-          "-days", "3650", "-extfile", "server.ext", "-out", kind + ".pem");
-    }
+    TestTools.ca(pki, "ca", "/CN=tls test CA");
+    TestTools.issue(pki, "ca", "ec", "/CN=127.0.0.1", "subjectAltName=IP:127.0.0.1", TestTools.EC_KEY);
+    TestTools.issue(pki, "ca", "rsa", "/CN=127.0.0.1", "subjectAltName=IP:127.0.0.1", TestTools.RSA_KEY);
   }
 
   @AfterEach
