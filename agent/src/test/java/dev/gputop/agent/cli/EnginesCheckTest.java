@@ -3,12 +3,8 @@ package dev.gputop.agent.cli;
 import static dev.gputop.agent.cli.CliRuns.output;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.sun.net.httpserver.HttpServer;
-import java.io.OutputStream;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -59,28 +55,19 @@ class EnginesCheckTest {
         + name + "_count{" + l + "} 20.0\n";
   }
 
-  private HttpServer server;
+  private MetricsServer server;
   private final AtomicReference<String> body = new AtomicReference<>(TRTLLM);
   private String url;
 
   @BeforeEach
   void start() throws Exception {
-    server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-    server.createContext("/prometheus/metrics", exchange -> {
-      byte[] b = body.get().getBytes(StandardCharsets.UTF_8);
-      exchange.getResponseHeaders().add("Content-Type", "text/plain; version=0.0.4");
-      exchange.sendResponseHeaders(200, b.length);
-      try (OutputStream out = exchange.getResponseBody()) {
-        out.write(b);
-      }
-    });
-    server.start();
-    url = "http://127.0.0.1:" + server.getAddress().getPort() + "/prometheus/metrics";
+    server = new MetricsServer().serve("/prometheus/metrics", "text/plain; version=0.0.4", body::get, null);
+    url = server.url("/prometheus/metrics");
   }
 
   @AfterEach
   void stop() {
-    server.stop(0);
+    server.close();
   }
 
   @Test

@@ -5,11 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.sun.net.httpserver.HttpServer;
-import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.AfterEach;
@@ -45,7 +40,7 @@ class ExplainCommandTest {
       "# TYPE sglang:num_running_reqs gauge\n"
           + "sglang:num_running_reqs{model_name=\"m\u001b]0;pwned\u0007 \u009b31m \u202eevil\\nengine: forged\",tp_rank=\"0\"} 3.0\n";
 
-  private HttpServer server;
+  private MetricsServer server;
   private String url;
 
   /** Two data-parallel engines of vLLM: running is their sum, the KV cache the fuller one. */
@@ -63,40 +58,18 @@ class ExplainCommandTest {
 
   @BeforeEach
   void start() throws Exception {
-    server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-    serve("/metrics", "text/plain; version=0.0.4", SGLANG, false);
-    serve("/vllm", "text/plain; version=0.0.4", VLLM_DP2, false);
-    serve("/secured", "text/plain; version=0.0.4", VLLM_DP2, true);
-    serve("/", "text/html; charset=utf-8", "<!DOCTYPE html>\n<html><body>Grafana</body></html>\n", false);
-    serve("/hostile", "text/plain; version=0.0.4", HOSTILE, false);
-    server.start();
-    url = "http://127.0.0.1:" + server.getAddress().getPort() + "/metrics";
-  }
-
-  private void serve(String path, String type, String text, boolean bearer) {
-    server.createContext(path, exchange -> {
-      if (!exchange.getRequestURI().getPath().equals(path)) {
-        exchange.sendResponseHeaders(404, -1);
-        exchange.close();
-        return;
-      }
-      if (bearer && !("Bearer " + TOKEN).equals(exchange.getRequestHeaders().getFirst("Authorization"))) {
-        exchange.sendResponseHeaders(401, -1);
-        exchange.close();
-        return;
-      }
-      byte[] body = text.getBytes(StandardCharsets.UTF_8);
-      exchange.getResponseHeaders().add("Content-Type", type);
-      exchange.sendResponseHeaders(200, body.length);
-      try (OutputStream out = exchange.getResponseBody()) {
-        out.write(body);
-      }
-    });
+    server = new MetricsServer()
+        .serve("/metrics", "text/plain; version=0.0.4", SGLANG)
+        .serve("/vllm", "text/plain; version=0.0.4", VLLM_DP2)
+        .serve("/secured", "text/plain; version=0.0.4", () -> VLLM_DP2, TOKEN)
+        .serve("/", "text/html; charset=utf-8", "<!DOCTYPE html>\n<html><body>Grafana</body></html>\n")
+        .serve("/hostile", "text/plain; version=0.0.4", HOSTILE);
+    url = server.url("/metrics");
   }
 
   @AfterEach
   void stop() {
-    server.stop(0);
+    server.close();
   }
 
   @Test
@@ -147,9 +120,9 @@ class ExplainCommandTest {
   @Test
   void explain_unreachableAndNotFound_inTheScrapersWords() {
     String nope = url.replace("/metrics", "/nope");
-    String host = "127.0.0.1:" + server.getAddress().getPort();
+    String host = "127.0.0.1:" + server.port();
     assertThat(output(ExitCodes.IO, "explain", "--url", nope)).isEqualTo("explain: can't scrape " + nope + ": HTTP 404 Not Found from " + host + "\n");
-    server.stop(0);
+    server.close();
     assertThat(output(ExitCodes.IO, "explain", "--url", url, "--timeout", "2s"))
         .isEqualTo("explain: can't scrape " + url + ": connect to " + host + " refused\n");
   }
@@ -157,7 +130,7 @@ class ExplainCommandTest {
   @Test
   void explain_anHtmlPageIsReportedAsSuch() {
     String page = url.replace("/metrics", "/");
-    String host = "127.0.0.1:" + server.getAddress().getPort();
+    String host = "127.0.0.1:" + server.port();
     // The scraper's own verdict (outcome malformed, as run reports it), not the parser's view of
     // "<!doctype".
     assertThat(output(ExitCodes.IO, "explain", "--url", page)).startsWith("explain: can't scrape " + page
