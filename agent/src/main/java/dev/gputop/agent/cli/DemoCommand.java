@@ -7,7 +7,6 @@ import dev.gputop.agent.lifecycle.StandaloneAgent;
 import dev.gputop.config.AgentConfig;
 import dev.gputop.config.Endpoint;
 import dev.gputop.config.InferenceConfig;
-import dev.gputop.config.TlsConfig;
 import dev.gputop.config.internal.TerminalText;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
@@ -160,7 +159,7 @@ public final class DemoCommand implements Callable<Integer> {
   static AgentConfig demoConfig(AgentConfig file, List<Replica> replicas) {
     List<Endpoint> endpoints = new ArrayList<>();
     for (Replica r : replicas) {
-      endpoints.add(new Endpoint(r.name(), r.url(), Map.of(), null, TlsConfig.defaults()));
+      endpoints.add(Endpoint.of(r.name(), r.url()));
     }
     InferenceConfig i = file.inference();
     return file.withInference(
@@ -199,9 +198,7 @@ public final class DemoCommand implements Callable<Integer> {
       if (cfg.listenerDisabled()) {
         throw e;
       }
-      String host = cfg.listen().substring(0, cfg.listen().lastIndexOf(':'));
-      AgentConfig any = cfg.withListen(host + ":0");
-      return StandaloneAgent.start(any);
+      return StandaloneAgent.start(cfg.withListen(listenHost(cfg) + ":0"));
     }
   }
 

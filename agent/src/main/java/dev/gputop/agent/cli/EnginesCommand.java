@@ -11,8 +11,6 @@ import dev.gputop.inference.engine.ProfileDescriptions;
 import dev.gputop.inference.engine.UserProfiles;
 import dev.gputop.inference.parse.Exposition;
 import dev.gputop.inference.parse.ExpositionFormatException;
-import dev.gputop.inference.parse.ExpositionParser;
-import dev.gputop.inference.parse.ParserLimits;
 import dev.gputop.inference.scrape.ScrapeResult;
 import dev.gputop.inference.scrape.UnreadableBody;
 import java.io.PrintWriter;
@@ -97,8 +95,7 @@ final class EnginesCommand implements Callable<Integer> {
     }
     Exposition exposition;
     try {
-      exposition = new ExpositionParser(new ParserLimits(s.maxLineLength(), s.maxSeries(), s.maxLabels()))
-          .parse(result.body(), 0, result.length());
+      exposition = OneScrape.parse(s, result);
     } catch (ExpositionFormatException e) {
       err.println("engines --check: " + TerminalText.value(url.toString()) + ": "
           + TerminalText.value(UnreadableBody.message(result, e)));

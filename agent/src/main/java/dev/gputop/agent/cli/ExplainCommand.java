@@ -10,8 +10,6 @@ import dev.gputop.inference.engine.Explanation;
 import dev.gputop.inference.engine.UserProfiles;
 import dev.gputop.inference.parse.Exposition;
 import dev.gputop.inference.parse.ExpositionFormatException;
-import dev.gputop.inference.parse.ExpositionParser;
-import dev.gputop.inference.parse.ParserLimits;
 import dev.gputop.inference.scrape.HttpScraper;
 import dev.gputop.inference.scrape.ScrapeResult;
 import dev.gputop.inference.scrape.UnreadableBody;
@@ -86,8 +84,7 @@ final class ExplainCommand implements Callable<Integer> {
     }
     Exposition exposition;
     try {
-      exposition = new ExpositionParser(new ParserLimits(s.maxLineLength(), s.maxSeries(), s.maxLabels()))
-          .parse(result.body(), 0, result.length());
+      exposition = OneScrape.parse(s, result);
     } catch (ExpositionFormatException e) {
       return fail("can't read " + url + ": " + UnreadableBody.message(result, e));
     }

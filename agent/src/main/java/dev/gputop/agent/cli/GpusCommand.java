@@ -94,11 +94,10 @@ final class GpusCommand implements Callable<Integer> {
     s.append(String.format(Locale.ROOT, gpuFormat,
         "GPU", "NAME", "UUID", "BUS ID", "UTIL", "MEMORY USED / TOTAL", "POWER", "TEMP", "STATE"));
     for (GpuEntry g : gpus) {
-      String id = g.migIndex() == null ? Integer.toString(g.index()) : g.index() + "/" + g.migIndex();
       String memory = mib(g.memoryUsedBytes()) + " / " + mib(g.memoryTotalBytes()) + " MiB";
       String state = TerminalText.value(g.error() == null ? g.state() : g.state() + ": " + g.error());
       s.append(String.format(Locale.ROOT, gpuFormat,
-          id, truncate(orNa(g.name()), 28), orNa(g.uuid()), orNa(g.pciBusId()),
+          id(g), truncate(orNa(g.name()), 28), orNa(g.uuid()), orNa(g.pciBusId()),
           g.utilization() == null ? "N/A" : Math.round(g.utilization() * 100) + "%",
           memory,
           g.powerWatts() == null ? "N/A" : String.format(Locale.ROOT, "%.0f W", g.powerWatts()),
@@ -110,11 +109,10 @@ final class GpusCommand implements Callable<Integer> {
     s.append(String.format(Locale.ROOT, processFormat, "GPU", "PID", "NAME", "GPU MEMORY", "SM"));
     boolean any = false;
     for (GpuEntry g : gpus) {
-      String id = g.migIndex() == null ? Integer.toString(g.index()) : g.index() + "/" + g.migIndex();
       for (GpuProcessEntry p : g.processes()) {
         any = true;
         s.append(String.format(Locale.ROOT, processFormat,
-            id, p.pid(), truncate(orNa(p.name()), 20),
+            id(g), p.pid(), truncate(orNa(p.name()), 20),
             p.usedMemoryBytes() == null ? "N/A" : mib(p.usedMemoryBytes()) + " MiB",
             p.utilization() == null ? "N/A" : Math.round(p.utilization() * 100) + "%"));
       }
@@ -123,6 +121,11 @@ final class GpusCommand implements Callable<Integer> {
       s.append("No running compute processes.\n");
     }
     return s.toString();
+  }
+
+  /** The GPU column: the index, with {@code /N} for its MIG instance N. */
+  private static String id(GpuEntry g) {
+    return g.migIndex() == null ? Integer.toString(g.index()) : g.index() + "/" + g.migIndex();
   }
 
   private static String mib(Long bytes) {

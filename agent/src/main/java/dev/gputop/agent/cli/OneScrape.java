@@ -3,6 +3,10 @@ package dev.gputop.agent.cli;
 import dev.gputop.config.AgentConfig;
 import dev.gputop.config.Endpoint;
 import dev.gputop.config.ScrapeConfig;
+import dev.gputop.inference.parse.Exposition;
+import dev.gputop.inference.parse.ExpositionFormatException;
+import dev.gputop.inference.parse.ExpositionParser;
+import dev.gputop.inference.parse.ParserLimits;
 import dev.gputop.inference.scrape.HttpScraper;
 import dev.gputop.inference.scrape.ScrapeResult;
 import dev.gputop.receiver.Clock;
@@ -14,8 +18,8 @@ import java.util.logging.Logger;
 
 /**
  * One scrape of one URL from the command line ({@code explain}, {@code engines --check}), made
- * exactly as {@code run}'s receiver makes it: the same scraper, limits and error texts, and the
- * headers, bearer token and TLS of the configured endpoint with that URL. Stateless.
+ * and parsed exactly as {@code run}'s receiver does: the same scraper, limits and error texts, and
+ * the headers, bearer token and TLS of the configured endpoint with that URL. Stateless.
  */
 final class OneScrape {
 
@@ -47,5 +51,11 @@ final class OneScrape {
     } finally {
       scraperLog.setLevel(level);
     }
+  }
+
+  /** The scrape's body parsed under {@code s}'s limits, as the receiver parses it. */
+  static Exposition parse(ScrapeConfig s, ScrapeResult result) throws ExpositionFormatException {
+    return new ExpositionParser(new ParserLimits(s.maxLineLength(), s.maxSeries(), s.maxLabels()))
+        .parse(result.body(), 0, result.length());
   }
 }

@@ -134,8 +134,7 @@ final class TopCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     if (url != null && !url.startsWith("http://") && !url.startsWith("https://")) {
-      throw new picocli.CommandLine.ParameterException(spec.commandLine(),
-          "--url must start with http:// or https://, not " + url);
+      throw usage("--url must start with http:// or https://, not " + url);
     }
     HttpSource remote = url == null ? null : new HttpSource(url, credentials(), sslContext(), certFile != null);
     if (remote != null) {
@@ -252,8 +251,21 @@ final class TopCommand implements Callable<Integer> {
         history = detail && servers.size() > 0 ? source.history(nameOf(servers.get(selected))) : null;
         status = null;
       } catch (IOException | RuntimeException e) {
-        status = "can't read " + source.name() + ": " + e.getMessage();
+        failed(source, e);
       }
+    }
+
+    /** The source's refresh interval; when it can't be read, the default and the error in the status line. */
+    void readInterval(Source source) {
+      try {
+        interval = source.interval();
+      } catch (IOException e) {
+        failed(source, e);
+      }
+    }
+
+    private void failed(Source source, Exception e) {
+      status = "can't read " + source.name() + ": " + e.getMessage();
     }
 
     /** The name to ask {@code /api/history} for; "" for an entry without one (the agent has no such history). */
@@ -289,11 +301,7 @@ final class TopCommand implements Callable<Integer> {
 
   private void plain(Source source, PrintWriter out) throws Exception {
     State state = new State();
-    try {
-      state.interval = source.interval();
-    } catch (IOException e) {
-      state.status = "can't read " + source.name() + ": " + e.getMessage();
-    }
+    state.readInterval(source);
     long end = duration == null ? Long.MAX_VALUE : System.nanoTime() + duration.toNanos();
     while (true) {
       state.refresh(source);
@@ -324,11 +332,7 @@ final class TopCommand implements Callable<Integer> {
       terminal.puts(Capability.cursor_invisible);
       terminal.flush();
       try {
-        try {
-          state.interval = source.interval();
-        } catch (IOException e) {
-          state.status = "can't read " + source.name() + ": " + e.getMessage();
-        }
+        state.readInterval(source);
         KeyMap<Key> keys = keys(terminal);
         BindingReader reader = new BindingReader(terminal.reader());
         Display display = new Display(terminal, true);

@@ -37,8 +37,7 @@ public final class DemoTable {
 
   /** {@code shown}, or where it is N/A ({@code -}) the snapshot's short reason for it. */
   private static String why(String reason, String shown) {
-    String code = NA.equals(shown) ? Cells.reasonCode(reason) : null;
-    return code == null ? shown : code;
+    return Cells.why(reason, shown, NA);
   }
 
   /** The table for a snapshot given as a map (as Jackson would read the JSON). */

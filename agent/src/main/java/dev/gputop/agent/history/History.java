@@ -7,7 +7,7 @@ import dev.gputop.receiver.Contribution;
 import dev.gputop.receiver.GpuReport;
 import dev.gputop.receiver.ServerReport;
 import java.time.Duration;
-import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -111,6 +111,9 @@ public final class History {
 
   private static final ServerSeries[] SERVER_SERIES = ServerSeries.values();
   private static final GpuSeries[] GPU_SERIES = GpuSeries.values();
+  /** The series' JSON names, in order: the columns of each document, named once. */
+  private static final String[] SERVER_NAMES = Arrays.stream(SERVER_SERIES).map(s -> s.json).toArray(String[]::new);
+  private static final String[] GPU_NAMES = Arrays.stream(GPU_SERIES).map(s -> s.json).toArray(String[]::new);
 
   private final long intervalMillis;
   private final int capacity;
@@ -199,32 +202,21 @@ public final class History {
 
   /** The history document of one server as of {@code nowMillis}, or null when it has none. */
   public synchronized ObjectNode server(String name, long nowMillis) {
-    Ring ring = servers.get(name);
-    if (ring == null) {
-      return null;
-    }
-    ObjectNode doc = JsonNodeFactory.instance.objectNode();
-    doc.put("server", name);
-    String[] names = new String[SERVER_SERIES.length];
-    for (int i = 0; i < names.length; i++) {
-      names[i] = SERVER_SERIES[i].json;
-    }
-    fill(doc, ring, names, nowMillis);
-    return doc;
+    return document("server", name, servers.get(name), SERVER_NAMES, nowMillis);
   }
 
   /** The history document of one GPU ({@code 0}, or {@code 0:1} for a MIG instance), or null. */
   public synchronized ObjectNode gpu(String key, long nowMillis) {
-    Ring ring = gpus.get(key);
+    return document("gpu", key, gpus.get(key), GPU_NAMES, nowMillis);
+  }
+
+  /** The document of one entity ({@code field} names it {@code key}) with {@code names}' series, or null without a ring. */
+  private ObjectNode document(String field, String key, Ring ring, String[] names, long nowMillis) {
     if (ring == null) {
       return null;
     }
     ObjectNode doc = JsonNodeFactory.instance.objectNode();
-    doc.put("gpu", key);
-    String[] names = new String[GPU_SERIES.length];
-    for (int i = 0; i < names.length; i++) {
-      names[i] = GPU_SERIES[i].json;
-    }
+    doc.put(field, key);
     fill(doc, ring, names, nowMillis);
     return doc;
   }
@@ -242,7 +234,7 @@ public final class History {
 
   /** The servers with a history, oldest first. */
   public synchronized List<String> serverNames() {
-    return List.copyOf(new ArrayList<>(servers.keySet()));
+    return List.copyOf(servers.keySet());
   }
 
   /**
@@ -396,19 +388,11 @@ public final class History {
 
   /** For iteration in tests: the series names of a server, in JSON order. */
   static List<String> serverSeriesNames() {
-    List<String> out = new ArrayList<>();
-    for (ServerSeries s : SERVER_SERIES) {
-      out.add(s.json);
-    }
-    return out;
+    return List.of(SERVER_NAMES);
   }
 
   /** For iteration in tests: the series names of a GPU, in JSON order. */
   static List<String> gpuSeriesNames() {
-    List<String> out = new ArrayList<>();
-    for (GpuSeries s : GPU_SERIES) {
-      out.add(s.json);
-    }
-    return out;
+    return List.of(GPU_NAMES);
   }
 }

@@ -8,7 +8,7 @@ import java.util.Locale;
  * screen and the {@code demo} command's table: counts whole, ratios as whole percentages, rates to
  * a given number of decimals, latencies in ms below one second and in s above, and for a value
  * that is not available either the view's placeholder or the snapshot's short reason for it.
- * Each rule takes a JSON value (the demo's table) or a value read into top's {@link SnapshotView}.
+ * Each rule takes a value read into {@link SnapshotView}, which both views read the snapshot into.
  * Stateless.
  */
 public final class Cells {
@@ -33,6 +33,15 @@ public final class Cells {
       default:
         return null;
     }
+  }
+
+  /**
+   * {@code shown}, or where it is the view's placeholder {@code na} the short form of the
+   * snapshot's {@code reason} for it ({@link #reasonCode}); {@code na} itself without a reason.
+   */
+  public static String why(String reason, String shown, String na) {
+    String code = na.equals(shown) ? reasonCode(reason) : null;
+    return code == null ? shown : code;
   }
 
   /** A count rounded to a whole number, or {@code na} when the value is not available (null or not finite). */

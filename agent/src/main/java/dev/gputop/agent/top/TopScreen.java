@@ -80,8 +80,7 @@ public final class TopScreen {
 
   /** {@code shown}, or where it is N/A the snapshot's {@code reason} for it ({@code unavailable}), short. */
   static String why(String reason, String shown) {
-    String code = NA.equals(shown) ? Cells.reasonCode(reason) : null;
-    return code == null ? shown : code;
+    return Cells.why(reason, shown, NA);
   }
 
   /** A TTFT value, or for an engine without a TTFT histogram (TGI) its approximate mean, marked ≈. */

@@ -134,7 +134,7 @@ class DemoCommandTest {
   void demo_printsEachReplicasUrlOnTheGivenPorts() throws Exception {
     int base = freeBase(6);
     Path f = Files.writeString(dir.resolve("d.yaml"), "nvml:\n  enabled: false\n");
-    MainTest.Result r = MainTest.run("demo", "--config", f.toString(), "--for", "1s", "--plain",
+    CliRuns.Result r = CliRuns.run("demo", "--config", f.toString(), "--for", "1s", "--plain",
         "--port", String.valueOf(base + 5), "--replica-base-port", String.valueOf(base));
     assertThat(r.code()).as(r.err()).isEqualTo(ExitCodes.OK);
     assertThat(r.out()).contains("listener: http://127.0.0.1:" + (base + 5) + " ");
@@ -145,7 +145,7 @@ class DemoCommandTest {
 
   @Test
   void demo_portOutOfRangeIsAUsageError() {
-    MainTest.Result r = MainTest.run("demo", "--replica-base-port", "65533");
+    CliRuns.Result r = CliRuns.run("demo", "--replica-base-port", "65533");
     assertThat(r.code()).isEqualTo(ExitCodes.USAGE);
     assertThat(r.err()).contains("--replica-base-port must be 1 to 65531");
   }

@@ -1,19 +1,17 @@
 package dev.gputop.agent.cli;
 
+import static dev.gputop.agent.cli.CliRuns.output;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.gputop.agent.FakeNvmlLibrary;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 class DiscoverCommandTest {
 
@@ -50,19 +48,10 @@ class DiscoverCommandTest {
         + "nvml:\n  library: " + tmp.resolve("no-such-libnvidia-ml.so.1") + "\n");
   }
 
-  private String run(String... args) {
-    StringWriter out = new StringWriter();
-    CommandLine cl = Main.commandLine();
-    cl.setOut(new PrintWriter(out));
-    cl.setErr(new PrintWriter(out));
-    assertThat(cl.execute(args)).as("exit code, output %s", out).isEqualTo(ExitCodes.OK);
-    return out.toString();
-  }
-
   @Test
   void discover_printsServersSkippedAndNotes() throws IOException {
     withoutNvml();
-    String out = run("discover", "--config", config.toString());
+    String out = output(ExitCodes.OK, "discover", "--config", config.toString());
 
     assertThat(out).contains("scope: all");
     assertThat(out).containsPattern("vllm-8001 +vllm +http://127.0.0.1:8001/metrics +- +100,101");
@@ -78,7 +67,7 @@ class DiscoverCommandTest {
   @Test
   void discover_json_isTheDiscoveryResult() throws IOException {
     withoutNvml();
-    JsonNode json = new ObjectMapper().readTree(run("discover", "--config", config.toString(), "--json"));
+    JsonNode json = new ObjectMapper().readTree(output(ExitCodes.OK, "discover", "--config", config.toString(), "--json"));
 
     assertThat(json.path("servers")).hasSize(1);
     JsonNode s = json.path("servers").get(0);
@@ -99,7 +88,7 @@ class DiscoverCommandTest {
     Files.writeString(config, Files.readString(config).replace("scope: all", "scope: gpu")
         + "nvml:\n  library: " + FakeNvmlLibrary.path() + "\n");
 
-    String out = run("discover", "--config", config.toString());
+    String out = output(ExitCodes.OK, "discover", "--config", config.toString());
 
     assertThat(out).containsPattern("vllm-8001 +vllm +http://127.0.0.1:8001/metrics +1 +100\n");
     assertThat(out).containsPattern("300 +/bin/bash -l +uses GPU 0 but its command is not a recognized inference server");
@@ -110,7 +99,7 @@ class DiscoverCommandTest {
   void discover_scopeGpuWithoutNvml_explainsWhatToDo() throws IOException {
     Files.writeString(config, Files.readString(config).replace("scope: all", "scope: gpu")
         + "nvml:\n  library: " + tmp.resolve("no-such-libnvidia-ml.so") + "\n");
-    String out = run("discover", "--config", config.toString());
+    String out = output(ExitCodes.OK, "discover", "--config", config.toString());
     assertThat(out).contains("no inference servers found");
     assertThat(out).contains("scope gpu finds no servers; set inference.discovery.scope: all");
   }

@@ -1,20 +1,14 @@
 package dev.gputop.agent.cli;
 
+import static dev.gputop.agent.cli.CliRuns.output;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.sun.net.httpserver.HttpServer;
-import java.io.OutputStream;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import picocli.CommandLine;
 
 /**
  * {@code engines --check --url} against a real HTTP server on loopback: a trtllm-serve 2026
@@ -61,42 +55,24 @@ class EnginesCheckTest {
         + name + "_count{" + l + "} 20.0\n";
   }
 
-  private HttpServer server;
+  private MetricsServer server;
   private final AtomicReference<String> body = new AtomicReference<>(TRTLLM);
   private String url;
 
   @BeforeEach
   void start() throws Exception {
-    server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-    server.createContext("/prometheus/metrics", exchange -> {
-      byte[] b = body.get().getBytes(StandardCharsets.UTF_8);
-      exchange.getResponseHeaders().add("Content-Type", "text/plain; version=0.0.4");
-      exchange.sendResponseHeaders(200, b.length);
-      try (OutputStream out = exchange.getResponseBody()) {
-        out.write(b);
-      }
-    });
-    server.start();
-    url = "http://127.0.0.1:" + server.getAddress().getPort() + "/prometheus/metrics";
+    server = new MetricsServer().serve("/prometheus/metrics", "text/plain; version=0.0.4", body::get, null);
+    url = server.url("/prometheus/metrics");
   }
 
   @AfterEach
   void stop() {
-    server.stop(0);
-  }
-
-  private String run(int exit, String... args) {
-    StringWriter out = new StringWriter();
-    CommandLine cl = Main.commandLine();
-    cl.setOut(new PrintWriter(out));
-    cl.setErr(new PrintWriter(out));
-    assertThat(cl.execute(args)).as("exit code, output %s", out).isEqualTo(exit);
-    return out.toString();
+    server.close();
   }
 
   @Test
   void check_aCurrentServerFitsItsProfile() {
-    String out = run(ExitCodes.OK, "engines", "--check", "--url", url);
+    String out = output(ExitCodes.OK, "engines", "--check", "--url", url);
     assertThat(out).startsWith("gputop-agent engines --check " + url + "\n");
     assertThat(out).contains("engine: trtllm (TensorRT-LLM, engines/trtllm.yaml (built in))\n");
     assertThat(out).contains("unread families (the engine's, no rule reads them): 0\n");
@@ -113,7 +89,7 @@ class EnginesCheckTest {
   @Test
   void check_aRenamedFamilyIsDriftWithTheNameExpected() {
     body.set(TRTLLM.replace("trtllm_generation_tokens_total", "trtllm_output_tokens_total"));
-    String out = run(ExitCodes.OK, "engines", "--check", "--url", url);
+    String out = output(ExitCodes.OK, "engines", "--check", "--url", url);
     assertThat(out).contains("unread families (the engine's, no rule reads them): 1\n  trtllm_output_tokens_total\n");
     assertThat(out).contains("missing (expected from this version, not exported): 1\n"
         + "  generationTokens: counter trtllm_generation_tokens (added 2026 (050f80de))\n");
@@ -125,13 +101,13 @@ class EnginesCheckTest {
   @Test
   void explain_listsTheDriftInABlockOfItsOwn() throws Exception {
     body.set(TRTLLM.replace("trtllm_generation_tokens_total", "trtllm_output_tokens_total"));
-    String out = run(ExitCodes.OK, "explain", "--url", url);
+    String out = output(ExitCodes.OK, "explain", "--url", url);
     assertThat(out).contains("\ndrift:\n"
         + "  unread families (the engine's, no rule reads them): 1\n"
         + "    trtllm_output_tokens_total\n"
         + "  missing generationTokens: expected counter trtllm_generation_tokens (added 2026 (050f80de)), not exported\n");
     com.fasterxml.jackson.databind.JsonNode json = new com.fasterxml.jackson.databind.ObjectMapper()
-        .readTree(run(ExitCodes.OK, "explain", "--json", "--url", url));
+        .readTree(output(ExitCodes.OK, "explain", "--json", "--url", url));
     assertThat(json.get("drift").get("unreadFamilies").toString())
         .isEqualTo("{\"count\":1,\"names\":[\"trtllm_output_tokens_total\"]}");
     assertThat(json.get("drift").get("missing").get(0).get("concept").asText()).isEqualTo("generationTokens");
@@ -141,7 +117,7 @@ class EnginesCheckTest {
   void check_anUnknownEndpointListsItsFirstFamilies() {
     body.set("# TYPE myserver_requests_total counter\nmyserver_requests_total 3\n"
         + "# TYPE myserver_queue gauge\nmyserver_queue 1\n");
-    String out = run(ExitCodes.OK, "engines", "--check", "--url", url);
+    String out = output(ExitCodes.OK, "engines", "--check", "--url", url);
     assertThat(out).contains("engine: unknown");
     assertThat(out).contains("families (first 2 of 2): myserver_requests_total, myserver_queue\n");
   }
@@ -152,13 +128,13 @@ class EnginesCheckTest {
     try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       port = s.getLocalPort();
     }
-    String out = run(ExitCodes.IO, "engines", "--check", "--url", "http://127.0.0.1:" + port + "/metrics");
+    String out = output(ExitCodes.IO, "engines", "--check", "--url", "http://127.0.0.1:" + port + "/metrics");
     assertThat(out).startsWith("engines --check: can't scrape http://127.0.0.1:" + port + "/metrics: ");
   }
 
   @Test
   void check_needsUrlAndUrlNeedsCheck() {
-    assertThat(run(ExitCodes.USAGE, "engines", "--check")).contains("--check and --url go together");
-    assertThat(run(ExitCodes.USAGE, "engines", "--url", url)).contains("--check and --url go together");
+    assertThat(output(ExitCodes.USAGE, "engines", "--check")).contains("--check and --url go together");
+    assertThat(output(ExitCodes.USAGE, "engines", "--url", url)).contains("--check and --url go together");
   }
 }

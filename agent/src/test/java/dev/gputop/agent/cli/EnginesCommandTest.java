@@ -1,33 +1,22 @@
 package dev.gputop.agent.cli;
 
+import static dev.gputop.agent.cli.CliRuns.output;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 class EnginesCommandTest {
 
   @TempDir Path tmp;
 
-  private String run(int exit, String... args) {
-    StringWriter out = new StringWriter();
-    CommandLine cl = Main.commandLine();
-    cl.setOut(new PrintWriter(out));
-    cl.setErr(new PrintWriter(out));
-    assertThat(cl.execute(args)).as("exit code, output %s", out).isEqualTo(exit);
-    return out.toString();
-  }
-
   @Test
   void engines_listsEveryProfileWithItsSourcesAndDiscovery() {
-    String out = run(ExitCodes.OK, "engines");
+    String out = output(ExitCodes.OK, "engines");
     assertThat(out).contains("vllm — vLLM (priority 10, engines/vllm.yaml (built in))");
     assertThat(out).contains("  prefixes: vllm:, ray_vllm: → vllm:, ray_vllm_ → vllm:\n");
     assertThat(out).contains("  wrapper: ray: ray_ + the name with [^a-zA-Z0-9_] → _, its gauge copies of counters"
@@ -50,7 +39,7 @@ class EnginesCommandTest {
             + "concepts:\n  queue:\n    - histogram: mine:queue_ms\n      scale: 0.001\n");
     Path config = tmp.resolve("agent.yaml");
     Files.writeString(config, "inference:\n  engines:\n    directory: " + dir + "\n");
-    JsonNode all = new ObjectMapper().readTree(run(ExitCodes.OK, "engines", "--json", "--config", config.toString()));
+    JsonNode all = new ObjectMapper().readTree(output(ExitCodes.OK, "engines", "--json", "--config", config.toString()));
     JsonNode mine = all.get(all.size() - 1);
     assertThat(mine.get("engine").asText()).isEqualTo("mine");
     assertThat(mine.get("origin").asText()).isEqualTo(dir.resolve("mine.yaml").toString());
@@ -68,9 +57,9 @@ class EnginesCommandTest {
     Files.writeString(dir.resolve("bad.yaml"), "engine: bad\nname: Bad\npriority: x\n");
     Path config = tmp.resolve("agent.yaml");
     Files.writeString(config, "inference:\n  engines:\n    directory: " + dir + "\n");
-    String out = run(ExitCodes.CONFIG, "engines", "--config", config.toString());
+    String out = output(ExitCodes.CONFIG, "engines", "--config", config.toString());
     assertThat(out).contains("configuration error: inference.engines.directory: " + dir.resolve("bad.yaml")
         + ": line 3: priority: 'x' is not a whole number");
-    assertThat(run(ExitCodes.CONFIG, "check-config", "--config", config.toString())).contains("'x' is not a whole number");
+    assertThat(output(ExitCodes.CONFIG, "check-config", "--config", config.toString())).contains("'x' is not a whole number");
   }
 }

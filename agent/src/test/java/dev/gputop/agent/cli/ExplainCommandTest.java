@@ -1,23 +1,16 @@
 package dev.gputop.agent.cli;
 
+import static dev.gputop.agent.cli.CliRuns.output;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.sun.net.httpserver.HttpServer;
-import java.io.OutputStream;
-import java.io.PrintWriter;
-import java.io.StringWriter;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /** explain against a real HTTP server on loopback that serves an SGLang-style exposition. */
 class ExplainCommandTest {
@@ -47,7 +40,7 @@ class ExplainCommandTest {
       "# TYPE sglang:num_running_reqs gauge\n"
           + "sglang:num_running_reqs{model_name=\"m\u001b]0;pwned\u0007 \u009b31m \u202eevil\\nengine: forged\",tp_rank=\"0\"} 3.0\n";
 
-  private HttpServer server;
+  private MetricsServer server;
   private String url;
 
   /** Two data-parallel engines of vLLM: running is their sum, the KV cache the fuller one. */
@@ -65,54 +58,23 @@ class ExplainCommandTest {
 
   @BeforeEach
   void start() throws Exception {
-    server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-    serve("/metrics", "text/plain; version=0.0.4", SGLANG, false);
-    serve("/vllm", "text/plain; version=0.0.4", VLLM_DP2, false);
-    serve("/secured", "text/plain; version=0.0.4", VLLM_DP2, true);
-    serve("/", "text/html; charset=utf-8", "<!DOCTYPE html>\n<html><body>Grafana</body></html>\n", false);
-    serve("/hostile", "text/plain; version=0.0.4", HOSTILE, false);
-    server.start();
-    url = "http://127.0.0.1:" + server.getAddress().getPort() + "/metrics";
-  }
-
-  private void serve(String path, String type, String text, boolean bearer) {
-    server.createContext(path, exchange -> {
-      if (!exchange.getRequestURI().getPath().equals(path)) {
-        exchange.sendResponseHeaders(404, -1);
-        exchange.close();
-        return;
-      }
-      if (bearer && !("Bearer " + TOKEN).equals(exchange.getRequestHeaders().getFirst("Authorization"))) {
-        exchange.sendResponseHeaders(401, -1);
-        exchange.close();
-        return;
-      }
-      byte[] body = text.getBytes(StandardCharsets.UTF_8);
-      exchange.getResponseHeaders().add("Content-Type", type);
-      exchange.sendResponseHeaders(200, body.length);
-      try (OutputStream out = exchange.getResponseBody()) {
-        out.write(body);
-      }
-    });
+    server = new MetricsServer()
+        .serve("/metrics", "text/plain; version=0.0.4", SGLANG)
+        .serve("/vllm", "text/plain; version=0.0.4", VLLM_DP2)
+        .serve("/secured", "text/plain; version=0.0.4", () -> VLLM_DP2, TOKEN)
+        .serve("/", "text/html; charset=utf-8", "<!DOCTYPE html>\n<html><body>Grafana</body></html>\n")
+        .serve("/hostile", "text/plain; version=0.0.4", HOSTILE);
+    url = server.url("/metrics");
   }
 
   @AfterEach
   void stop() {
-    server.stop(0);
-  }
-
-  private String run(int exit, String... args) {
-    StringWriter out = new StringWriter();
-    CommandLine cl = Main.commandLine();
-    cl.setOut(new PrintWriter(out));
-    cl.setErr(new PrintWriter(out));
-    assertThat(cl.execute(args)).as("exit code, output %s", out).isEqualTo(exit);
-    return out.toString();
+    server.close();
   }
 
   @Test
   void explain_saysWhichSeriesFedEachConceptAndWhyOthersDidNot() {
-    String out = run(ExitCodes.OK, "explain", "--url", url);
+    String out = output(ExitCodes.OK, "explain", "--url", url);
     assertThat(out).contains("engine: sglang (SGLang, engines/sglang.yaml (built in))");
     assertThat(out).contains("running: from gauge sglang:num_running_reqs\n");
     assertThat(out).contains("    + sglang:num_running_reqs{model_name=\"m\",tp_rank=\"0\"} 3  read: one rank");
@@ -129,13 +91,13 @@ class ExplainCommandTest {
   @Test
   void explain_hostileLabelValues_areEscapedVisibly_andForgeNoLine() throws Exception {
     String hostile = url.replace("/metrics", "/hostile");
-    String out = run(ExitCodes.OK, "explain", "--url", hostile);
+    String out = output(ExitCodes.OK, "explain", "--url", hostile);
     assertThat(out).contains("m\\x1b]0;pwned\\x07 \\x9b31m \\u202eevil\\x0aengine: forged");
     assertThat(out.chars().filter(c -> c != '\n' && dev.gputop.config.internal.TerminalText.unsafe(c))).isEmpty();
     assertThat(out.lines()).noneMatch(l -> l.startsWith("engine: forged"));
 
     // The JSON form keeps the value (a parser reads it back whole) and prints no control either.
-    String json = run(ExitCodes.OK, "explain", "--json", "--url", hostile);
+    String json = output(ExitCodes.OK, "explain", "--json", "--url", hostile);
     assertThat(json.chars().filter(c -> c != '\n' && dev.gputop.config.internal.TerminalText.unsafe(c))).isEmpty();
     assertThat(json).contains("\\u009b").contains("\\u202e");
     assertThat(new ObjectMapper().readTree(json).get("concepts").get(0).get("sources").get(0).get("series").get(0)
@@ -144,7 +106,7 @@ class ExplainCommandTest {
 
   @Test
   void explain_json() throws Exception {
-    JsonNode tree = new ObjectMapper().readTree(run(ExitCodes.OK, "explain", "--json", "--url", url));
+    JsonNode tree = new ObjectMapper().readTree(output(ExitCodes.OK, "explain", "--json", "--url", url));
     assertThat(tree.get("engine").asText()).isEqualTo("sglang");
     JsonNode running = tree.get("concepts").get(0);
     assertThat(running.get("concept").asText()).isEqualTo("running");
@@ -158,20 +120,20 @@ class ExplainCommandTest {
   @Test
   void explain_unreachableAndNotFound_inTheScrapersWords() {
     String nope = url.replace("/metrics", "/nope");
-    String host = "127.0.0.1:" + server.getAddress().getPort();
-    assertThat(run(ExitCodes.IO, "explain", "--url", nope)).isEqualTo("explain: can't scrape " + nope + ": HTTP 404 Not Found from " + host + "\n");
-    server.stop(0);
-    assertThat(run(ExitCodes.IO, "explain", "--url", url, "--timeout", "2s"))
+    String host = "127.0.0.1:" + server.port();
+    assertThat(output(ExitCodes.IO, "explain", "--url", nope)).isEqualTo("explain: can't scrape " + nope + ": HTTP 404 Not Found from " + host + "\n");
+    server.close();
+    assertThat(output(ExitCodes.IO, "explain", "--url", url, "--timeout", "2s"))
         .isEqualTo("explain: can't scrape " + url + ": connect to " + host + " refused\n");
   }
 
   @Test
   void explain_anHtmlPageIsReportedAsSuch() {
     String page = url.replace("/metrics", "/");
-    String host = "127.0.0.1:" + server.getAddress().getPort();
+    String host = "127.0.0.1:" + server.port();
     // The scraper's own verdict (outcome malformed, as run reports it), not the parser's view of
     // "<!doctype".
-    assertThat(run(ExitCodes.IO, "explain", "--url", page)).startsWith("explain: can't scrape " + page
+    assertThat(output(ExitCodes.IO, "explain", "--url", page)).startsWith("explain: can't scrape " + page
         + ": the body is an HTML or XML page (Content-Type text/html), not a metrics exposition from "
         + host + ": ").doesNotContain("invalid metric name");
   }
@@ -179,23 +141,23 @@ class ExplainCommandTest {
   @Test
   void explain_usesTheConfiguredEndpointsBearerToken() throws Exception {
     String secured = url.replace("/metrics", "/secured");
-    assertThat(run(ExitCodes.IO, "explain", "--url", secured)).contains("HTTP 401");
+    assertThat(output(ExitCodes.IO, "explain", "--url", secured)).contains("HTTP 401");
     Path token = Files.writeString(dir.resolve("token"), TOKEN + "\n");
     Path cfg = Files.writeString(dir.resolve("agent.yaml"), "inference:\n  endpoints:\n    - name: chat\n"
         + "      url: " + secured + "\n      bearerTokenFile: " + token + "\n");
-    String out = run(ExitCodes.OK, "explain", "--url", secured, "--config", cfg.toString());
+    String out = output(ExitCodes.OK, "explain", "--url", secured, "--config", cfg.toString());
     assertThat(out).startsWith("scraped " + secured + " (as endpoint chat): ").doesNotContain(TOKEN);
   }
 
   @Test
   void explain_saysHowEachConceptWasCombinedAndTheValueTheAgentReports() {
-    String out = run(ExitCodes.OK, "explain", "--url", url.replace("/metrics", "/vllm"));
+    String out = output(ExitCodes.OK, "explain", "--url", url.replace("/metrics", "/vllm"));
     assertThat(out).contains("\nas the agent reports them (this scrape):\n");
     assertThat(out).containsPattern("\n  running +sum of 2 series; 7\n");
     assertThat(out).containsPattern("\n  kvCache +max of 2 series \\(the fullest rank or engine\\); 0\\.7500 \\(75\\.0% in use\\)\n");
     assertThat(out).containsPattern("\n  waiting +no series read; N/A \\(not in this scrape\\)\n");
     assertThat(out).doesNotContain("summed with the other series read");
-    String sglang = run(ExitCodes.OK, "explain", "--url", url);
+    String sglang = output(ExitCodes.OK, "explain", "--url", url);
     assertThat(sglang).containsPattern("\n  running +sum of 1 series; 3\n");
     assertThat(sglang).containsPattern("\n  generationTokens +sum of 1 series; 1200 in total now; reported as a rate per second");
     assertThat(sglang).containsPattern("\n  ttft +buckets summed by le over 1 series; 5 observations now");

@@ -1,33 +1,20 @@
 package dev.gputop.agent.cli;
 
+import static dev.gputop.agent.cli.CliRuns.run;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.gputop.agent.FakeNvmlLibrary;
-import java.io.PrintWriter;
-import java.io.StringWriter;
+import dev.gputop.agent.cli.CliRuns.Result;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 class GpusCommandTest {
 
   private static final long GIB = 1024L * 1024 * 1024;
-
-  private record Run(int exit, String out, String err) {}
-
-  private static Run run(String... args) {
-    CommandLine cl = Main.commandLine();
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    cl.setOut(new PrintWriter(out));
-    cl.setErr(new PrintWriter(err));
-    int exit = cl.execute(args);
-    return new Run(exit, out.toString(), err.toString());
-  }
 
   private static Path config(Path dir, String library) throws Exception {
     Path file = dir.resolve("agent.yaml");
@@ -44,9 +31,9 @@ class GpusCommandTest {
     int self = (int) ProcessHandle.current().pid();
     fake.fake_nvml_add_process(1, self, 12 * GIB);
 
-    Run run = run("gpus", "--json", "--config", config(dir, FakeNvmlLibrary.path().toString()).toString());
+    Result run = run("gpus", "--json", "--config", config(dir, FakeNvmlLibrary.path().toString()).toString());
 
-    assertThat(run.exit()).isZero();
+    assertThat(run.code()).isZero();
     JsonNode doc = new ObjectMapper().readTree(run.out());
     assertThat(doc.get("driverVersion").asText()).isEqualTo("550.54.15");
     assertThat(doc.get("gpus")).hasSize(2);
@@ -76,9 +63,9 @@ class GpusCommandTest {
     fake.fake_nvml_set(0, "memory.used", 20 * GIB);
     fake.fake_nvml_add_process(0, 4242, 3 * GIB);
 
-    Run run = run("gpus", "--config", config(dir, FakeNvmlLibrary.path().toString()).toString());
+    Result run = run("gpus", "--config", config(dir, FakeNvmlLibrary.path().toString()).toString());
 
-    assertThat(run.exit()).isZero();
+    assertThat(run.code()).isZero();
     assertThat(run.out())
         .contains("NVML driver 550.54.15")
         .containsPattern("0 +NVIDIA H100 80GB HBM3 +GPU-fa4e0000-1111-2222-3333-000000000000 +00000000:18:00.0 +87% +20480 / 81559 MiB +100 W +40C +ok")
@@ -87,13 +74,13 @@ class GpusCommandTest {
 
   @Test
   void gpus_withoutNvml_exits2WithReason(@TempDir Path dir) throws Exception {
-    Run text = run("gpus", "--config", config(dir, "/nonexistent/libnvidia-ml.so.1").toString());
-    assertThat(text.exit()).isEqualTo(ExitCodes.IO);
+    Result text = run("gpus", "--config", config(dir, "/nonexistent/libnvidia-ml.so.1").toString());
+    assertThat(text.code()).isEqualTo(ExitCodes.IO);
     assertThat(text.err()).startsWith("NVML unavailable: ").contains("/nonexistent/libnvidia-ml.so.1");
     assertThat(text.out()).isEmpty();
 
-    Run json = run("gpus", "--json", "--config", config(dir, "/nonexistent/libnvidia-ml.so.1").toString());
-    assertThat(json.exit()).isEqualTo(ExitCodes.IO);
+    Result json = run("gpus", "--json", "--config", config(dir, "/nonexistent/libnvidia-ml.so.1").toString());
+    assertThat(json.code()).isEqualTo(ExitCodes.IO);
     JsonNode doc = new ObjectMapper().readTree(json.out());
     assertThat(doc.get("gpus")).isEmpty();
     assertThat(doc.get("unavailable").asText()).contains("/nonexistent/libnvidia-ml.so.1");

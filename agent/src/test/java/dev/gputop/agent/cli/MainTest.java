@@ -1,10 +1,12 @@
 package dev.gputop.agent.cli;
 
+import static dev.gputop.agent.cli.CliRuns.run;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.gputop.agent.SnapshotSchema;
+import dev.gputop.agent.cli.CliRuns.Result;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.InetAddress;
@@ -19,19 +21,6 @@ import picocli.CommandLine;
 class MainTest {
 
   @TempDir Path dir;
-
-  /** One CLI run: exit code, stdout, stderr. */
-  record Result(int code, String out, String err) {}
-
-  static Result run(String... args) {
-    CommandLine cl = Main.commandLine(args);
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    cl.setOut(new PrintWriter(out, true));
-    cl.setErr(new PrintWriter(err, true));
-    int code = cl.execute(args);
-    return new Result(code, out.toString(), err.toString());
-  }
 
   private Path file(String name, String text) throws Exception {
     Path p = dir.resolve(name);

@@ -4,8 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.gputop.config.internal.TerminalText;
 import dev.gputop.testing.Ci;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -39,15 +37,11 @@ class TopHostileNamesTest {
 
   @Test
   void plain_printsTheNameEscaped_andNoControlCharacter() throws Exception {
-    StringWriter out = new StringWriter();
-    picocli.CommandLine cl = Main.commandLine();
-    cl.setOut(new PrintWriter(out));
-    cl.setErr(new PrintWriter(new StringWriter()));
-    int exit = cl.execute("top", "--plain", "--for", "2s", "--config", config().toString());
+    CliRuns.Result r = CliRuns.run("top", "--plain", "--for", "2s", "--config", config().toString());
 
-    assertThat(exit).isEqualTo(ExitCodes.OK);
-    assertThat(out.toString()).contains(SHOWN).doesNotContain(NAME);
-    assertThat(out.toString().chars().filter(c -> c != '\n' && TerminalText.unsafe(c))).isEmpty();
+    assertThat(r.code()).isEqualTo(ExitCodes.OK);
+    assertThat(r.out()).contains(SHOWN).doesNotContain(NAME);
+    assertThat(r.out().chars().filter(c -> c != '\n' && TerminalText.unsafe(c))).isEmpty();
   }
 
   @Test

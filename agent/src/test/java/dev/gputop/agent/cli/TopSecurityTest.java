@@ -5,18 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import at.favre.lib.crypto.bcrypt.BCrypt;
 import dev.gputop.agent.TestTools;
 import dev.gputop.agent.http.AgentHttpServer;
-import dev.gputop.agent.runtime.AgentRuntime;
-import dev.gputop.config.AgentConfig;
-import dev.gputop.config.ConfigLoader;
+import dev.gputop.agent.http.TestListener;
 import dev.gputop.config.ListenerConfig;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterEach;
@@ -40,41 +35,20 @@ class TopSecurityTest {
   @TempDir Path dir;
 
   private final Level rootLevel = Logger.getLogger("").getLevel();
-  private AgentRuntime runtime;
+  private final TestListener testListener = new TestListener();
   private AgentHttpServer server;
-
-  /** What a run of the command printed, and its exit code. */
-  record Run(int exit, String out, String err) {
-    String all() {
-      return out + err;
-    }
-  }
 
   @BeforeAll
   static void makeCertificates() throws Exception {
     Assumptions.assumeTrue(onPath("openssl"), "openssl is needed (.ci/run installs it)");
-    openssl("genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", "ca.key");
-    openssl("req", "-x509", "-new", "-key", "ca.key", "-subj", "/CN=top test CA", "-days", "3650", "-out", "ca.pem");
-    issue("server", "/CN=127.0.0.1", "subjectAltName=IP:127.0.0.1");
-    issue("client", "/CN=top", "extendedKeyUsage=clientAuth");
-  }
-
-  private static void issue(String name, String subject, String ext) throws Exception {
-    openssl("genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", name + ".key");
-    openssl("req", "-new", "-key", name + ".key", "-subj", subject, "-out", name + ".csr");
-    Files.writeString(pki.resolve(name + ".ext"), ext + "\n");
-    openssl("x509", "-req", "-in", name + ".csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
-        "-days", "3650", "-extfile", name + ".ext", "-out", name + ".pem");
+    TestTools.ca(pki, "ca", "/CN=top test CA");
+    TestTools.issue(pki, "ca", "server", "/CN=127.0.0.1", "subjectAltName=IP:127.0.0.1");
+    TestTools.issue(pki, "ca", "client", "/CN=top", "extendedKeyUsage=clientAuth");
   }
 
   @AfterEach
   void stop() {
-    if (server != null) {
-      server.close();
-    }
-    if (runtime != null) {
-      runtime.close();
-    }
+    testListener.close();
     Logger.getLogger("").setLevel(rootLevel); // top quiets the root logger
   }
 
@@ -84,9 +58,9 @@ class TopSecurityTest {
     start(new ListenerConfig(pem("server.pem"), pem("server.key"), null, token.toString(), null,
         ListenerConfig.DEFAULT_EXEMPT_PATHS));
 
-    Run run = top("--bearer-token-file", token.toString(), "--ca-file", pem("ca.pem"));
+    CliRuns.Result run = top("--bearer-token-file", token.toString(), "--ca-file", pem("ca.pem"));
 
-    assertThat(run.exit()).as(run.all()).isZero();
+    assertThat(run.code()).as(run.all()).isZero();
     assertThat(run.out()).startsWith("gputop-agent top · " + server.url()).doesNotContain("can't read");
     assertThat(run.err()).isEmpty();
     assertThat(run.all()).doesNotContain(TOKEN);
@@ -100,20 +74,20 @@ class TopSecurityTest {
     start(new ListenerConfig(pem("server.pem"), pem("server.key"), null, token.toString(), null,
         ListenerConfig.DEFAULT_EXEMPT_PATHS));
 
-    Run bad = top("--bearer-token-file", wrong.toString(), "--ca-file", pem("ca.pem"));
-    assertThat(bad.exit()).isEqualTo(ExitCodes.IO);
+    CliRuns.Result bad = top("--bearer-token-file", wrong.toString(), "--ca-file", pem("ca.pem"));
+    assertThat(bad.code()).isEqualTo(ExitCodes.IO);
     assertThat(bad.out()).isEmpty();
     assertThat(bad.err()).isEqualTo("I/O error: the agent at " + server.url()
         + " answered 401: the token in --bearer-token-file " + wrong + " was refused\n");
     assertThat(bad.all()).doesNotContain("tok-wrong-0d3f11").doesNotContain(TOKEN);
 
-    Run none = top("--ca-file", pem("ca.pem"));
-    assertThat(none.exit()).isEqualTo(ExitCodes.IO);
+    CliRuns.Result none = top("--ca-file", pem("ca.pem"));
+    assertThat(none.code()).isEqualTo(ExitCodes.IO);
     assertThat(none.err()).isEqualTo("I/O error: the agent at " + server.url()
         + " answered 401: give --bearer-token-file or --basic-user\n");
 
-    Run untrusted = top("--bearer-token-file", token.toString());
-    assertThat(untrusted.exit()).isEqualTo(ExitCodes.IO);
+    CliRuns.Result untrusted = top("--bearer-token-file", token.toString());
+    assertThat(untrusted.code()).isEqualTo(ExitCodes.IO);
     assertThat(untrusted.err()).isEqualTo("I/O error: the agent at " + server.url()
         + " presented a certificate that is not trusted: give --ca-file with the CA that signed it\n");
     assertThat(untrusted.all()).doesNotContain(TOKEN);
@@ -126,12 +100,12 @@ class TopSecurityTest {
     start(new ListenerConfig(pem("server.pem"), pem("server.key"), null, null, users.toString(),
         ListenerConfig.DEFAULT_EXEMPT_PATHS));
 
-    Run ok = top("--basic-user", "alice", "--basic-password-file", token(PASSWORD).toString(), "--ca-file", pem("ca.pem"));
-    assertThat(ok.exit()).as(ok.all()).isZero();
+    CliRuns.Result ok = top("--basic-user", "alice", "--basic-password-file", token(PASSWORD).toString(), "--ca-file", pem("ca.pem"));
+    assertThat(ok.code()).as(ok.all()).isZero();
     assertThat(ok.out()).doesNotContain("can't read");
     Path wrong = dir.resolve("wrong-password");
     Files.writeString(wrong, "pw-nope-77\n");
-    Run bad = top("--basic-user", "alice", "--basic-password-file", wrong.toString(), "--ca-file", pem("ca.pem"));
+    CliRuns.Result bad = top("--basic-user", "alice", "--basic-password-file", wrong.toString(), "--ca-file", pem("ca.pem"));
     assertThat(bad.err()).isEqualTo("I/O error: the agent at " + server.url()
         + " answered 401: user alice with --basic-password-file " + wrong + " was refused\n");
     assertThat(ok.all() + bad.all()).doesNotContain(PASSWORD).doesNotContain("pw-nope-77");
@@ -142,12 +116,12 @@ class TopSecurityTest {
     start(new ListenerConfig(pem("server.pem"), pem("server.key"), pem("ca.pem"), null, null,
         ListenerConfig.DEFAULT_EXEMPT_PATHS));
 
-    Run ok = top("--ca-file", pem("ca.pem"), "--cert-file", pem("client.pem"), "--key-file", pem("client.key"));
-    assertThat(ok.exit()).as(ok.all()).isZero();
+    CliRuns.Result ok = top("--ca-file", pem("ca.pem"), "--cert-file", pem("client.pem"), "--key-file", pem("client.key"));
+    assertThat(ok.code()).as(ok.all()).isZero();
     assertThat(ok.out()).doesNotContain("can't read");
 
-    Run without = top("--ca-file", pem("ca.pem"));
-    assertThat(without.exit()).as(without.all()).isEqualTo(ExitCodes.IO);
+    CliRuns.Result without = top("--ca-file", pem("ca.pem"));
+    assertThat(without.code()).as(without.all()).isEqualTo(ExitCodes.IO);
     assertThat(without.err()).startsWith("I/O error: ").contains("the agent at " + server.url())
         .contains("listener.tls.clientCaFile needs --cert-file and --key-file").hasLineCount(1);
   }
@@ -158,10 +132,10 @@ class TopSecurityTest {
     Path multi = dir.resolve("two-lines");
     Files.writeString(multi, TOKEN + "\nsecond\n");
 
-    Run missing = top("--bearer-token-file", dir.resolve("absent").toString());
-    assertThat(missing.exit()).isEqualTo(ExitCodes.USAGE);
+    CliRuns.Result missing = top("--bearer-token-file", dir.resolve("absent").toString());
+    assertThat(missing.code()).isEqualTo(ExitCodes.USAGE);
     assertThat(missing.err()).startsWith("usage error: --bearer-token-file " + dir.resolve("absent") + " does not exist\n");
-    Run twoLines = top("--bearer-token-file", multi.toString());
+    CliRuns.Result twoLines = top("--bearer-token-file", multi.toString());
     assertThat(twoLines.err()).startsWith("usage error: --bearer-token-file " + multi
         + " holds more than one line or a character not allowed in a token\n");
     assertThat(twoLines.all()).doesNotContain(TOKEN);
@@ -182,32 +156,18 @@ class TopSecurityTest {
   }
 
   private void start(ListenerConfig listener) {
-    AgentConfig base = new ConfigLoader().parse("listen: 127.0.0.1:0\n", Map.of());
-    AgentConfig c = base.toBuilder().listener(listener).build();
-    runtime = AgentRuntime.builder(c).setProviders(List.of()).build();
-    runtime.start();
-    server = AgentHttpServer.start("127.0.0.1:0", runtime, null, listener);
+    server = testListener.start(listener);
   }
 
   /** {@code top --url <the listener> --plain --for 1ms} and {@code options}: one screen. */
-  private Run top(String... options) {
+  private CliRuns.Result top(String... options) {
     List<String> args = new ArrayList<>(List.of("top", "--url", server.url(), "--plain", "--for", "1ms"));
     args.addAll(List.of(options));
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    picocli.CommandLine cl = Main.commandLine();
-    cl.setOut(new PrintWriter(out));
-    cl.setErr(new PrintWriter(err));
-    int exit = cl.execute(args.toArray(new String[0]));
-    return new Run(exit, out.toString(), err.toString());
+    return CliRuns.run(args.toArray(new String[0]));
   }
 
   private static String pem(String name) {
     return pki.resolve(name).toString();
-  }
-
-  private static void openssl(String... args) throws IOException, InterruptedException {
-    TestTools.openssl(pki, args);
   }
 
   private static boolean onPath(String tool) {

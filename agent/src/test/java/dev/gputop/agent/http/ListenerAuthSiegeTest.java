@@ -4,9 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import at.favre.lib.crypto.bcrypt.BCrypt;
 import dev.gputop.agent.Siege;
-import dev.gputop.agent.runtime.AgentRuntime;
-import dev.gputop.config.AgentConfig;
-import dev.gputop.config.ConfigLoader;
 import dev.gputop.config.ListenerConfig;
 import dev.gputop.testing.ManualClock;
 import java.lang.management.ManagementFactory;
@@ -23,7 +20,6 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.Collections;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -49,17 +45,12 @@ class ListenerAuthSiegeTest {
 
   @TempDir Path dir;
 
-  private AgentRuntime runtime;
+  private final TestListener listener = new TestListener();
   private AgentHttpServer server;
 
   @AfterEach
   void stop() {
-    if (server != null) {
-      server.close();
-    }
-    if (runtime != null) {
-      runtime.close();
-    }
+    listener.close();
   }
 
   @Test
@@ -286,11 +277,7 @@ class ListenerAuthSiegeTest {
 
   private void start(int cost) throws Exception {
     ListenerConfig config = config(cost);
-    AgentConfig base = new ConfigLoader().parse("listen: 127.0.0.1:0\n", Map.of());
-    AgentConfig c = base.toBuilder().listener(config).build();
-    runtime = AgentRuntime.builder(c).setProviders(List.of()).build();
-    runtime.start();
-    server = AgentHttpServer.start("127.0.0.1:0", runtime, null, config);
+    server = listener.start(config);
   }
 
   private Siege.Latencies probe(String path) {

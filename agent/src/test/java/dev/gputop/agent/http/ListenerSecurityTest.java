@@ -7,10 +7,7 @@ import at.favre.lib.crypto.bcrypt.BCrypt;
 import dev.gputop.agent.TestTools;
 import dev.gputop.agent.cli.Main;
 import dev.gputop.agent.runtime.AgentRuntime;
-import dev.gputop.config.AgentConfig;
-import dev.gputop.config.ConfigLoader;
 import dev.gputop.config.ListenerConfig;
-import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.InetSocketAddress;
@@ -26,9 +23,7 @@ import java.security.KeyStore;
 import java.security.cert.CertificateFactory;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Handler;
@@ -76,27 +71,17 @@ class ListenerSecurityTest {
     @Override
     public void close() {}
   };
-  private AgentRuntime runtime;
+  private final TestListener listener = new TestListener();
   private AgentHttpServer server;
 
   @BeforeAll
   static void makeCertificates() throws Exception {
     Assumptions.assumeTrue(onPath("openssl") && onPath("curl"), "openssl and curl are needed (.ci/run installs them)");
-    openssl("genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", "ca.key");
-    openssl("req", "-x509", "-new", "-key", "ca.key", "-subj", "/CN=listener test CA", "-days", "3650", "-out", "ca.pem");
-    issue("server", "/CN=127.0.0.1", "subjectAltName=IP:127.0.0.1", "ca");
-    issue("client", "/CN=prometheus", "extendedKeyUsage=clientAuth", "ca");
-    openssl("genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", "rogue-ca.key");
-    openssl("req", "-x509", "-new", "-key", "rogue-ca.key", "-subj", "/CN=rogue CA", "-days", "3650", "-out", "rogue-ca.pem");
-    issue("rogue", "/CN=prometheus", "extendedKeyUsage=clientAuth", "rogue-ca");
-  }
-
-  private static void issue(String name, String subject, String ext, String ca) throws Exception {
-    openssl("genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", name + ".key");
-    openssl("req", "-new", "-key", name + ".key", "-subj", subject, "-out", name + ".csr");
-    Files.writeString(pki.resolve(name + ".ext"), ext + "\n");
-    openssl("x509", "-req", "-in", name + ".csr", "-CA", ca + ".pem", "-CAkey", ca + ".key", "-CAcreateserial",
-        "-days", "3650", "-extfile", name + ".ext", "-out", name + ".pem");
+    TestTools.ca(pki, "ca", "/CN=listener test CA");
+    TestTools.issue(pki, "ca", "server", "/CN=127.0.0.1", "subjectAltName=IP:127.0.0.1");
+    TestTools.issue(pki, "ca", "client", "/CN=prometheus", "extendedKeyUsage=clientAuth");
+    TestTools.ca(pki, "rogue-ca", "/CN=rogue CA");
+    TestTools.issue(pki, "rogue-ca", "rogue", "/CN=prometheus", "extendedKeyUsage=clientAuth");
   }
 
   /** Held, and set to INFO: another test in this JVM (the demo) may have quieted the root logger. */
@@ -110,12 +95,7 @@ class ListenerSecurityTest {
 
   @AfterEach
   void stop() {
-    if (server != null) {
-      server.close();
-    }
-    if (runtime != null) {
-      runtime.close();
-    }
+    listener.close();
     Logger.getLogger("").removeHandler(capture);
     securityLogger.setLevel(null);
     // Nothing the agent wrote anywhere names a secret.
@@ -207,7 +187,7 @@ class ListenerSecurityTest {
     Path users = dir.resolve("users");
     Files.writeString(users, "alice:" + PASSWORD + "\n"); // a password where the hash belongs
     ListenerConfig config = new ListenerConfig(null, null, null, null, users.toString(), ListenerConfig.DEFAULT_EXEMPT_PATHS);
-    runtime = runtime(config);
+    AgentRuntime runtime = listener.runtime(config);
 
     assertThatThrownBy(() -> AgentHttpServer.start("127.0.0.1:0", runtime, null, config))
         .satisfies(e -> outputs.add(String.valueOf(e.getMessage())))
@@ -253,16 +233,7 @@ class ListenerSecurityTest {
   }
 
   private void start(ListenerConfig config) {
-    runtime = runtime(config);
-    server = AgentHttpServer.start("127.0.0.1:0", runtime, null, config);
-  }
-
-  private static AgentRuntime runtime(ListenerConfig config) {
-    AgentConfig base = new ConfigLoader().parse("listen: 127.0.0.1:0\n", Map.of());
-    AgentConfig c = base.toBuilder().listener(config).build();
-    AgentRuntime r = AgentRuntime.builder(c).setProviders(List.of()).build();
-    r.start();
-    return r;
+    server = listener.start(config);
   }
 
   private HttpRequest get(String path, String... authorization) {
@@ -307,10 +278,6 @@ class ListenerSecurityTest {
     outputs.add(out);
     String digits = out.replaceAll("(?s).*?(\\d{3})$", "$1");
     return new Curl(p.exitValue(), digits.matches("\\d{3}") ? Integer.parseInt(digits) : 0);
-  }
-
-  private static void openssl(String... args) throws IOException, InterruptedException {
-    TestTools.openssl(pki, args);
   }
 
   private static boolean onPath(String tool) {

@@ -4,9 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.gputop.agent.Siege;
 import dev.gputop.agent.TestTools;
-import dev.gputop.agent.runtime.AgentRuntime;
-import dev.gputop.config.AgentConfig;
-import dev.gputop.config.ConfigLoader;
 import dev.gputop.config.ListenerConfig;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -20,8 +17,6 @@ import java.nio.file.Path;
 import java.security.KeyStore;
 import java.security.cert.CertificateFactory;
 import java.time.Duration;
-import java.util.List;
-import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
@@ -48,30 +43,20 @@ class ListenerSiegeTest {
 
   @TempDir static Path pki;
 
-  private AgentRuntime runtime;
+  private final TestListener listener = new TestListener();
   private AgentHttpServer server;
   private final AtomicLong nanos = new AtomicLong();
 
   @BeforeAll
   static void makeCertificates() throws Exception {
     Assumptions.assumeTrue(TestTools.onPath("openssl"), "openssl is needed (.ci/run installs it)");
-    TestTools.openssl(pki, "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", "ca.key");
-    TestTools.openssl(pki, "req", "-x509", "-new", "-key", "ca.key", "-subj", "/CN=siege CA", "-days", "3650", "-out", "ca.pem");
-    TestTools.openssl(pki, "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", "server.key");
-    TestTools.openssl(pki, "req", "-new", "-key", "server.key", "-subj", "/CN=127.0.0.1", "-out", "server.csr");
-    Files.writeString(pki.resolve("server.ext"), "subjectAltName=IP:127.0.0.1\n");
-    TestTools.openssl(pki, "x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
-        "-days", "3650", "-extfile", "server.ext", "-out", "server.pem");
+    TestTools.ca(pki, "ca", "/CN=siege CA");
+    TestTools.issue(pki, "ca", "server", "/CN=127.0.0.1", "subjectAltName=IP:127.0.0.1");
   }
 
   @AfterEach
   void stop() {
-    if (server != null) {
-      server.close();
-    }
-    if (runtime != null) {
-      runtime.close();
-    }
+    listener.close();
   }
 
   @Test
@@ -137,11 +122,7 @@ class ListenerSiegeTest {
   // ------------------------------------------------------------------ helpers
 
   private void start(ListenerConfig config) {
-    AgentConfig base = new ConfigLoader().parse("listen: 127.0.0.1:0\n", Map.of());
-    AgentConfig c = base.toBuilder().listener(config).build();
-    runtime = AgentRuntime.builder(c).setProviders(List.of()).build();
-    runtime.start();
-    server = AgentHttpServer.start("127.0.0.1:0", runtime, null, config, nanos::get);
+    server = listener.start(config, nanos::get);
   }
 
   private InetSocketAddress address() {

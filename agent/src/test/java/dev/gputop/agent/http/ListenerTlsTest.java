@@ -3,9 +3,6 @@ package dev.gputop.agent.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.gputop.agent.TestTools;
-import dev.gputop.agent.runtime.AgentRuntime;
-import dev.gputop.config.AgentConfig;
-import dev.gputop.config.ConfigLoader;
 import dev.gputop.config.ListenerConfig;
 import java.io.IOException;
 import java.net.Socket;
@@ -14,7 +11,6 @@ import java.nio.file.Path;
 import java.security.KeyStore;
 import java.security.cert.CertificateFactory;
 import java.util.List;
-import java.util.Map;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSocket;
 import javax.net.ssl.TrustManagerFactory;
@@ -34,35 +30,20 @@ class ListenerTlsTest {
 
   @TempDir static Path pki;
 
-  private AgentRuntime runtime;
+  private final TestListener listener = new TestListener();
   private AgentHttpServer server;
 
   @BeforeAll
   static void makeCertificates() throws Exception {
     Assumptions.assumeTrue(TestTools.onPath("openssl"), "openssl is needed (.ci/run installs it)");
-    TestTools.openssl(pki, "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", "ca.key");
-    TestTools.openssl(pki, "req", "-x509", "-new", "-key", "ca.key", "-subj", "/CN=tls test CA", "-days", "3650", "-out", "ca.pem");
-    Files.writeString(pki.resolve("server.ext"), "subjectAltName=IP:127.0.0.1\n");
-    for (String kind : List.of("ec", "rsa")) {
-      if (kind.equals("ec")) {
-        TestTools.openssl(pki, "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", kind + ".key");
-      } else {
-        TestTools.openssl(pki, "genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", kind + ".key");
-      }
-      TestTools.openssl(pki, "req", "-new", "-key", kind + ".key", "-subj", "/CN=127.0.0.1", "-out", kind + ".csr");
-      TestTools.openssl(pki, "x509", "-req", "-in", kind + ".csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
-          "-days", "3650", "-extfile", "server.ext", "-out", kind + ".pem");
-    }
+    TestTools.ca(pki, "ca", "/CN=tls test CA");
+    TestTools.issue(pki, "ca", "ec", "/CN=127.0.0.1", "subjectAltName=IP:127.0.0.1", TestTools.EC_KEY);
+    TestTools.issue(pki, "ca", "rsa", "/CN=127.0.0.1", "subjectAltName=IP:127.0.0.1", TestTools.RSA_KEY);
   }
 
   @AfterEach
   void stop() {
-    if (server != null) {
-      server.close();
-    }
-    if (runtime != null) {
-      runtime.close();
-    }
+    listener.close();
   }
 
   @Test
@@ -109,10 +90,7 @@ class ListenerTlsTest {
   private void start(String cert, String minVersion, List<String> suites) {
     ListenerConfig config = new ListenerConfig(pki.resolve(cert + ".pem").toString(), pki.resolve(cert + ".key").toString(),
         null, null, null, ListenerConfig.DEFAULT_EXEMPT_PATHS, minVersion, suites);
-    AgentConfig base = new ConfigLoader().parse("listen: 127.0.0.1:0\n", Map.of());
-    runtime = AgentRuntime.builder(base.toBuilder().listener(config).build()).setProviders(List.of()).build();
-    runtime.start();
-    server = AgentHttpServer.start("127.0.0.1:0", runtime, null, config);
+    server = listener.start(config);
   }
 
   /** "protocol suite" of a handshake offering only {@code protocol} and {@code suite}, or "refused". */
