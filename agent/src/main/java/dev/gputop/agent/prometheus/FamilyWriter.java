@@ -324,12 +324,12 @@ abstract class FamilyWriter {
     TextBuffer b = v.length() <= 250 ? scratch : new TextBuffer(OutputStream.nullOutputStream(), v.length() * 4 + 8);
     String end = null;
     if (renaming && v.endsWith("=")) {
-      for (int i = 0; i < PrometheusTextWriter.K8S_LONG.length && end == null; i++) {
-        String from = PrometheusTextWriter.K8S_LONG[i] + "=";
+      for (int i = 0; i < PrometheusLabels.LONG.length && end == null; i++) {
+        String from = PrometheusLabels.LONG[i] + "=";
         int at = v.length() - from.length() - 1;
         if (at >= 0 && v.endsWith(from) && (v.charAt(at) == ',' || v.charAt(at) == '{')) {
           b.escaped(v.substring(0, at + 1), true);
-          end = PrometheusTextWriter.K8S_SHORT[i] + "=";
+          end = PrometheusLabels.SHORT[i] + "=";
         }
       }
     }

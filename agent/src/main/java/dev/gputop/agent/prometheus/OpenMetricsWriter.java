@@ -105,13 +105,7 @@ final class OpenMetricsWriter extends FamilyWriter {
       if (i > 0) {
         out.write(',');
       }
-      String name = e.names()[i];
-      if (renaming) {
-        for (int k = 0; k < PrometheusTextWriter.K8S_LONG.length; k++) {
-          name = name.equals(PrometheusTextWriter.K8S_LONG[k]) ? PrometheusTextWriter.K8S_SHORT[k] : name;
-        }
-      }
-      out.ascii(name);
+      out.ascii(renaming ? PrometheusLabels.shortName(e.names()[i]) : e.names()[i]);
       out.write(EQ_QUOTE);
       out.write(value(e.values()[i]));
       out.write('"');

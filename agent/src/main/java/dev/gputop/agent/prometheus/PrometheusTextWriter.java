@@ -89,9 +89,6 @@ public final class PrometheusTextWriter {
   /** The most labels a read's arrays may hold and still be kept for the next read (4 MB each). */
   static final int KEPT_LABELS = 1 << 20;
 
-  static final String[] K8S_LONG = {"k8s_namespace_name", "k8s_pod_name", "k8s_container_name"};
-  static final String[] K8S_SHORT = {"namespace", "pod", "container"};
-
   /** Whether the scraper asked for OpenMetrics ({@code Accept}), as the library's writer decides it. */
   public static boolean wantsOpenMetrics(String accept) {
     return accept != null && accept.contains("application/openmetrics-text");
@@ -317,12 +314,7 @@ public final class PrometheusTextWriter {
     LabelName n = labelNames.get(key);
     if (n == null) {
       String name = ExpositionNames.labelName(key); // IllegalArgumentException: the metric is left out
-      String written = name;
-      for (int i = 0; i < K8S_LONG.length; i++) {
-        if (name.equals(K8S_LONG[i])) {
-          written = K8S_SHORT[i];
-        }
-      }
+      String written = PrometheusLabels.shortName(name);
       n = new LabelName(name, ascii(written + "=\""), ascii("," + written + "=\""), name.startsWith("k8s"));
       if (labelNames.size() < CACHE_LIMIT) {
         labelNames.put(key, n);
