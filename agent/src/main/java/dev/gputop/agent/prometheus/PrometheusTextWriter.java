@@ -548,23 +548,18 @@ public final class PrometheusTextWriter {
     }
 
     /**
-     * Two attributes gave one label name: the exporter's rule, one label whose value is theirs
-     * joined with {@code ;} in the order of their keys.
+     * Two attributes gave one label name: the point's labels made again by the exporter's rule
+     * ({@link #joinedByLabelName}), sorted by name.
      */
     private void merged(int start, Attributes attributes) {
-      Map<String, List<String[]>> byName = new LinkedHashMap<>();
-      attributes.forEach((k, v) -> byName.computeIfAbsent(ExpositionNames.labelName(k.getKey()), x -> new ArrayList<>())
-          .add(new String[] {k.getKey(), labelValue(k.getType(), v)}));
+      Map<String, JoinedLabel> byName = joinedByLabelName(attributes);
       labels = start;
       List<String> sortedNames = new ArrayList<>(byName.keySet());
       sortedNames.sort(PrometheusTextWriter::compareNames);
       for (String name : sortedNames) {
-        List<String[]> entries = byName.get(name);
-        entries.sort(Comparator.comparing(e -> e[0]));
-        StringJoiner joined = new StringJoiner(";");
-        entries.forEach(e -> joined.add(e[1]));
-        names[labels] = labelName(entries.get(0)[0]);
-        values[labels] = joined.toString();
+        JoinedLabel label = byName.get(name);
+        names[labels] = labelName(label.firstKey());
+        values[labels] = label.value();
         labels++;
       }
     }
@@ -684,21 +679,35 @@ public final class PrometheusTextWriter {
   }
 
   private static Map<String, String> exemplarLabels(Attributes filtered, SpanContext span) {
-    Map<String, List<String[]>> byName = new LinkedHashMap<>();
-    filtered.forEach((k, v) -> byName.computeIfAbsent(ExpositionNames.labelName(k.getKey()), x -> new ArrayList<>())
-        .add(new String[] {k.getKey(), labelValue(k.getType(), v)}));
     Map<String, String> labels = new LinkedHashMap<>();
-    byName.forEach((name, entries) -> {
-      entries.sort(Comparator.comparing(x -> x[0]));
-      StringJoiner joined = new StringJoiner(";");
-      entries.forEach(x -> joined.add(x[1]));
-      labels.put(name, joined.toString());
-    });
+    joinedByLabelName(filtered).forEach((name, label) -> labels.put(name, label.value()));
     if (span.isValid()) {
       labels.putIfAbsent("trace_id", span.getTraceId());
       labels.putIfAbsent("span_id", span.getSpanId());
     }
     return labels;
+  }
+
+  /** A label that attributes giving one label name make: the first of their keys, and the value. */
+  private record JoinedLabel(String firstKey, String value) {}
+
+  /**
+   * The exporter's rule for attributes that give one label name, for a series' labels and an
+   * exemplar's alike: one label whose value is theirs joined with {@code ;} in the order of their
+   * keys. By label name, in the order the names first come.
+   */
+  private static Map<String, JoinedLabel> joinedByLabelName(Attributes attributes) {
+    Map<String, List<String[]>> byName = new LinkedHashMap<>();
+    attributes.forEach((k, v) -> byName.computeIfAbsent(ExpositionNames.labelName(k.getKey()), x -> new ArrayList<>())
+        .add(new String[] {k.getKey(), labelValue(k.getType(), v)}));
+    Map<String, JoinedLabel> joined = new LinkedHashMap<>();
+    byName.forEach((name, entries) -> {
+      entries.sort(Comparator.comparing(e -> e[0]));
+      StringJoiner values = new StringJoiner(";");
+      entries.forEach(e -> values.add(e[1]));
+      joined.put(name, new JoinedLabel(entries.get(0)[0], values.toString()));
+    });
+    return joined;
   }
 
   private static int compareNames(String x, String y) {
