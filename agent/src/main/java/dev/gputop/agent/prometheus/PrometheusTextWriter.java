@@ -739,13 +739,11 @@ public final class PrometheusTextWriter {
     return p;
   }
 
+  /** The buckets of a point whose lengths {@link #checked} found right, sorted and checked. */
   private static Buckets buckets(HistogramPointData p) {
     List<Double> boundaries = p.getBoundaries();
     List<Long> counts = p.getCounts();
     int n = boundaries.size() + 1;
-    if (counts.size() != n) {
-      throw new IllegalArgumentException("upperBounds.length == " + n + " but counts.length == " + counts.size());
-    }
     double[] b = new double[n];
     long[] c = new long[n];
     boolean sorted = true;
