@@ -7,9 +7,7 @@ import dev.gputop.agent.prometheus.PrometheusTextWriter.LabelName;
 import dev.gputop.agent.prometheus.PrometheusTextWriter.Meta;
 import dev.gputop.agent.prometheus.PrometheusTextWriter.Quantiles;
 import dev.gputop.agent.prometheus.PrometheusTextWriter.Text;
-import io.opentelemetry.sdk.metrics.data.DoublePointData;
 import io.opentelemetry.sdk.metrics.data.HistogramPointData;
-import io.opentelemetry.sdk.metrics.data.LongPointData;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -93,9 +91,8 @@ abstract class FamilyWriter {
         header(counterFamily(counter), "counter", g.meta);
         byte[] sample = PrometheusTextWriter.ascii(counter);
         for (int r : rows) {
-          Object p = read.points[r];
           sampleName(sample, r);
-          out.number(p instanceof LongPointData ? (double) ((LongPointData) p).getValue() : ((DoublePointData) p).getValue());
+          out.number(PrometheusTextWriter.sampleValue(read.points[r]));
           counterExemplar(r);
           out.write('\n');
         }
@@ -106,9 +103,8 @@ abstract class FamilyWriter {
         header(gauge, "gauge", g.meta);
         byte[] sample = PrometheusTextWriter.ascii(gauge);
         for (int r : rows) {
-          Object p = read.points[r];
           sampleName(sample, r);
-          out.number(p instanceof LongPointData ? (double) ((LongPointData) p).getValue() : ((DoublePointData) p).getValue());
+          out.number(PrometheusTextWriter.sampleValue(read.points[r]));
           out.write('\n');
         }
         break;

@@ -467,7 +467,7 @@ public final class PrometheusTextWriter {
       Object point = p;
       switch (kind) {
         case COUNTER:
-          double v = p instanceof LongPointData ? (double) ((LongPointData) p).getValue() : ((DoublePointData) p).getValue();
+          double v = sampleValue(p);
           if (v < 0.0) {
             throw new IllegalArgumentException(v + ": counters cannot have a negative value");
           }
@@ -886,6 +886,12 @@ public final class PrometheusTextWriter {
       }
     }
     return sb.append('"').toString();
+  }
+
+  /** A gauge's or a counter's value: its long or double. */
+  static double sampleValue(Object point) {
+    return point instanceof LongPointData ? (double) ((LongPointData) point).getValue()
+        : ((DoublePointData) point).getValue();
   }
 
   static byte[] ascii(String s) {
