@@ -244,8 +244,21 @@ abstract class FamilyWriter {
     }
   }
 
-  /** The HELP line, escaped as the format escapes it. */
-  final void help(String name, String help) throws IOException {
+  /** The TYPE line. */
+  final void type(String name, String type) throws IOException {
+    out.ascii("# TYPE ");
+    out.ascii(name);
+    out.write(' ');
+    out.ascii(type);
+    out.write('\n');
+  }
+
+  /** The HELP line, escaped as the format escapes it; none for a metric without HELP text. */
+  final void help(String name, Meta meta) throws IOException {
+    String help = meta.help();
+    if (help == null || help.isEmpty()) {
+      return;
+    }
     if (renaming && help.contains("k8s_")) {
       // As the renaming stream did it on the whole text: a label name quoted in a HELP text too.
       ByteArrayOutputStream line = new ByteArrayOutputStream(128);

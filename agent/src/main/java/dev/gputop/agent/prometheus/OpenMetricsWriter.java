@@ -37,11 +37,7 @@ final class OpenMetricsWriter extends FamilyWriter {
 
   @Override
   void header(String name, String type, Meta meta) throws IOException {
-    out.ascii("# TYPE ");
-    out.ascii(name);
-    out.write(' ');
-    out.ascii(type);
-    out.write('\n');
+    type(name, type);
     if (meta.unit() != null) {
       out.ascii("# UNIT ");
       out.ascii(name);
@@ -49,9 +45,7 @@ final class OpenMetricsWriter extends FamilyWriter {
       out.escaped(meta.unit(), true);
       out.write('\n');
     }
-    if (meta.help() != null && !meta.help().isEmpty()) {
-      help(name, meta.help());
-    }
+    help(name, meta);
   }
 
   @Override
