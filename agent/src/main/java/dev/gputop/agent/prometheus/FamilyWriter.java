@@ -259,24 +259,18 @@ abstract class FamilyWriter {
     if (help == null || help.isEmpty()) {
       return;
     }
-    if (renaming && help.contains("k8s_")) {
-      // As the renaming stream did it on the whole text: a label name quoted in a HELP text too.
-      ByteArrayOutputStream line = new ByteArrayOutputStream(128);
-      TextBuffer b = new TextBuffer(line, 256);
-      b.ascii("# HELP ");
-      b.ascii(name);
-      b.write(' ');
-      b.escaped(help, helpEscapesQuotes());
-      b.write('\n');
+    // As the renaming stream did it on the whole text: a label name quoted in a HELP text too.
+    ByteArrayOutputStream renamed = renaming && help.contains("k8s_") ? new ByteArrayOutputStream(128) : null;
+    TextBuffer b = renamed != null ? new TextBuffer(renamed, 256) : out;
+    b.ascii("# HELP ");
+    b.ascii(name);
+    b.write(' ');
+    b.escaped(help, helpEscapesQuotes());
+    b.write('\n');
+    if (renamed != null) {
       b.drain();
-      out.write(PrometheusLabels.kubernetesShortNames(line.toByteArray()));
-      return;
+      out.write(PrometheusLabels.kubernetesShortNames(renamed.toByteArray()));
     }
-    out.ascii("# HELP ");
-    out.ascii(name);
-    out.write(' ');
-    out.escaped(help, helpEscapesQuotes());
-    out.write('\n');
   }
 
   private void sampleName(byte[] sample, int row) throws IOException {
