@@ -2,6 +2,7 @@ package dev.gputop.agent.extension;
 
 import dev.gputop.config.AgentConfig;
 import dev.gputop.receiver.Contribution;
+import dev.gputop.receiver.ExportedCounter;
 import dev.gputop.receiver.ExportedHistogram;
 import dev.gputop.receiver.HealthStatus;
 import dev.gputop.receiver.Receiver;
@@ -97,7 +98,7 @@ final class UntracedReceivers {
     }
 
     @Override
-    public List<dev.gputop.receiver.ExportedCounter> exportedCounters() {
+    public List<ExportedCounter> exportedCounters() {
       return delegate.exportedCounters();
     }
 

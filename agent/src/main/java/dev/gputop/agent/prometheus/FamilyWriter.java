@@ -7,9 +7,7 @@ import dev.gputop.agent.prometheus.PrometheusTextWriter.LabelName;
 import dev.gputop.agent.prometheus.PrometheusTextWriter.Meta;
 import dev.gputop.agent.prometheus.PrometheusTextWriter.Quantiles;
 import dev.gputop.agent.prometheus.PrometheusTextWriter.Text;
-import io.opentelemetry.sdk.metrics.data.DoublePointData;
 import io.opentelemetry.sdk.metrics.data.HistogramPointData;
-import io.opentelemetry.sdk.metrics.data.LongPointData;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -93,9 +91,8 @@ abstract class FamilyWriter {
         header(counterFamily(counter), "counter", g.meta);
         byte[] sample = PrometheusTextWriter.ascii(counter);
         for (int r : rows) {
-          Object p = read.points[r];
           sampleName(sample, r);
-          out.number(p instanceof LongPointData ? (double) ((LongPointData) p).getValue() : ((DoublePointData) p).getValue());
+          out.number(PrometheusTextWriter.sampleValue(read.points[r]));
           counterExemplar(r);
           out.write('\n');
         }
@@ -106,9 +103,8 @@ abstract class FamilyWriter {
         header(gauge, "gauge", g.meta);
         byte[] sample = PrometheusTextWriter.ascii(gauge);
         for (int r : rows) {
-          Object p = read.points[r];
           sampleName(sample, r);
-          out.number(p instanceof LongPointData ? (double) ((LongPointData) p).getValue() : ((DoublePointData) p).getValue());
+          out.number(PrometheusTextWriter.sampleValue(read.points[r]));
           out.write('\n');
         }
         break;
@@ -248,26 +244,33 @@ abstract class FamilyWriter {
     }
   }
 
-  /** The HELP line, escaped as the format escapes it. */
-  final void help(String name, String help) throws IOException {
-    if (renaming && help.contains("k8s_")) {
-      // As the renaming stream did it on the whole text: a label name quoted in a HELP text too.
-      ByteArrayOutputStream line = new ByteArrayOutputStream(128);
-      TextBuffer b = new TextBuffer(line, 256);
-      b.ascii("# HELP ");
-      b.ascii(name);
-      b.write(' ');
-      b.escaped(help, helpEscapesQuotes());
-      b.write('\n');
-      b.drain();
-      out.write(PrometheusLabels.kubernetesShortNames(line.toByteArray()));
-      return;
-    }
-    out.ascii("# HELP ");
+  /** The TYPE line. */
+  final void type(String name, String type) throws IOException {
+    out.ascii("# TYPE ");
     out.ascii(name);
     out.write(' ');
-    out.escaped(help, helpEscapesQuotes());
+    out.ascii(type);
     out.write('\n');
+  }
+
+  /** The HELP line, escaped as the format escapes it; none for a metric without HELP text. */
+  final void help(String name, Meta meta) throws IOException {
+    String help = meta.help();
+    if (help == null || help.isEmpty()) {
+      return;
+    }
+    // As the renaming stream did it on the whole text: a label name quoted in a HELP text too.
+    ByteArrayOutputStream renamed = renaming && help.contains("k8s_") ? new ByteArrayOutputStream(128) : null;
+    TextBuffer b = renamed != null ? new TextBuffer(renamed, 256) : out;
+    b.ascii("# HELP ");
+    b.ascii(name);
+    b.write(' ');
+    b.escaped(help, helpEscapesQuotes());
+    b.write('\n');
+    if (renamed != null) {
+      b.drain();
+      out.write(PrometheusLabels.kubernetesShortNames(renamed.toByteArray()));
+    }
   }
 
   private void sampleName(byte[] sample, int row) throws IOException {
@@ -324,12 +327,12 @@ abstract class FamilyWriter {
     TextBuffer b = v.length() <= 250 ? scratch : new TextBuffer(OutputStream.nullOutputStream(), v.length() * 4 + 8);
     String end = null;
     if (renaming && v.endsWith("=")) {
-      for (int i = 0; i < PrometheusTextWriter.K8S_LONG.length && end == null; i++) {
-        String from = PrometheusTextWriter.K8S_LONG[i] + "=";
+      for (int i = 0; i < PrometheusLabels.LONG.length && end == null; i++) {
+        String from = PrometheusLabels.LONG[i] + "=";
         int at = v.length() - from.length() - 1;
         if (at >= 0 && v.endsWith(from) && (v.charAt(at) == ',' || v.charAt(at) == '{')) {
           b.escaped(v.substring(0, at + 1), true);
-          end = PrometheusTextWriter.K8S_SHORT[i] + "=";
+          end = PrometheusLabels.SHORT[i] + "=";
         }
       }
     }

@@ -37,11 +37,7 @@ final class OpenMetricsWriter extends FamilyWriter {
 
   @Override
   void header(String name, String type, Meta meta) throws IOException {
-    out.ascii("# TYPE ");
-    out.ascii(name);
-    out.write(' ');
-    out.ascii(type);
-    out.write('\n');
+    type(name, type);
     if (meta.unit() != null) {
       out.ascii("# UNIT ");
       out.ascii(name);
@@ -49,9 +45,7 @@ final class OpenMetricsWriter extends FamilyWriter {
       out.escaped(meta.unit(), true);
       out.write('\n');
     }
-    if (meta.help() != null && !meta.help().isEmpty()) {
-      help(name, meta.help());
-    }
+    help(name, meta);
   }
 
   @Override
@@ -105,13 +99,7 @@ final class OpenMetricsWriter extends FamilyWriter {
       if (i > 0) {
         out.write(',');
       }
-      String name = e.names()[i];
-      if (renaming) {
-        for (int k = 0; k < PrometheusTextWriter.K8S_LONG.length; k++) {
-          name = name.equals(PrometheusTextWriter.K8S_LONG[k]) ? PrometheusTextWriter.K8S_SHORT[k] : name;
-        }
-      }
-      out.ascii(name);
+      out.ascii(renaming ? PrometheusLabels.shortName(e.names()[i]) : e.names()[i]);
       out.write(EQ_QUOTE);
       out.write(value(e.values()[i]));
       out.write('"');

@@ -21,10 +21,13 @@ import java.nio.charset.StandardCharsets;
  */
 final class PrometheusLabels {
 
-  static final byte[][] FROM = {
-    bytes("k8s_namespace_name=\""), bytes("k8s_pod_name=\""), bytes("k8s_container_name=\""),
-  };
-  static final byte[][] TO = {bytes("namespace=\""), bytes("pod=\""), bytes("container=\"")};
+  /** The label names renamed, as the exporter writes them, and (same index) what they become. */
+  static final String[] LONG = {"k8s_namespace_name", "k8s_pod_name", "k8s_container_name"};
+  static final String[] SHORT = {"namespace", "pod", "container"};
+
+  /** The same as they are found and written in a text: {@code name="}. */
+  static final byte[][] FROM = quoted(LONG);
+  static final byte[][] TO = quoted(SHORT);
 
   /** A label name follows one of these, and a renamed name is looked for only there. */
   static boolean precedesLabelName(byte b) {
@@ -32,6 +35,16 @@ final class PrometheusLabels {
   }
 
   private PrometheusLabels() {}
+
+  /** The name a label is written under on /metrics: its short name, or itself. */
+  static String shortName(String labelName) {
+    for (int i = 0; i < LONG.length; i++) {
+      if (labelName.equals(LONG[i])) {
+        return SHORT[i];
+      }
+    }
+    return labelName;
+  }
 
   /**
    * Renames the labels in an exposition (text or OpenMetrics); the same array when there is none.
@@ -78,7 +91,11 @@ final class PrometheusLabels {
     return -1;
   }
 
-  private static byte[] bytes(String s) {
-    return s.getBytes(StandardCharsets.US_ASCII);
+  private static byte[][] quoted(String[] names) {
+    byte[][] out = new byte[names.length][];
+    for (int i = 0; i < names.length; i++) {
+      out[i] = (names[i] + "=\"").getBytes(StandardCharsets.US_ASCII);
+    }
+    return out;
   }
 }

@@ -89,9 +89,6 @@ public final class PrometheusTextWriter {
   /** The most labels a read's arrays may hold and still be kept for the next read (4 MB each). */
   static final int KEPT_LABELS = 1 << 20;
 
-  static final String[] K8S_LONG = {"k8s_namespace_name", "k8s_pod_name", "k8s_container_name"};
-  static final String[] K8S_SHORT = {"namespace", "pod", "container"};
-
   /** Whether the scraper asked for OpenMetrics ({@code Accept}), as the library's writer decides it. */
   public static boolean wantsOpenMetrics(String accept) {
     return accept != null && accept.contains("application/openmetrics-text");
@@ -317,12 +314,7 @@ public final class PrometheusTextWriter {
     LabelName n = labelNames.get(key);
     if (n == null) {
       String name = ExpositionNames.labelName(key); // IllegalArgumentException: the metric is left out
-      String written = name;
-      for (int i = 0; i < K8S_LONG.length; i++) {
-        if (name.equals(K8S_LONG[i])) {
-          written = K8S_SHORT[i];
-        }
-      }
+      String written = PrometheusLabels.shortName(name);
       n = new LabelName(name, ascii(written + "=\""), ascii("," + written + "=\""), name.startsWith("k8s"));
       if (labelNames.size() < CACHE_LIMIT) {
         labelNames.put(key, n);
@@ -475,7 +467,7 @@ public final class PrometheusTextWriter {
       Object point = p;
       switch (kind) {
         case COUNTER:
-          double v = p instanceof LongPointData ? (double) ((LongPointData) p).getValue() : ((DoublePointData) p).getValue();
+          double v = sampleValue(p);
           if (v < 0.0) {
             throw new IllegalArgumentException(v + ": counters cannot have a negative value");
           }
@@ -556,23 +548,18 @@ public final class PrometheusTextWriter {
     }
 
     /**
-     * Two attributes gave one label name: the exporter's rule, one label whose value is theirs
-     * joined with {@code ;} in the order of their keys.
+     * Two attributes gave one label name: the point's labels made again by the exporter's rule
+     * ({@link #joinedByLabelName}), sorted by name.
      */
     private void merged(int start, Attributes attributes) {
-      Map<String, List<String[]>> byName = new LinkedHashMap<>();
-      attributes.forEach((k, v) -> byName.computeIfAbsent(ExpositionNames.labelName(k.getKey()), x -> new ArrayList<>())
-          .add(new String[] {k.getKey(), labelValue(k.getType(), v)}));
+      Map<String, JoinedLabel> byName = joinedByLabelName(attributes);
       labels = start;
       List<String> sortedNames = new ArrayList<>(byName.keySet());
       sortedNames.sort(PrometheusTextWriter::compareNames);
       for (String name : sortedNames) {
-        List<String[]> entries = byName.get(name);
-        entries.sort(Comparator.comparing(e -> e[0]));
-        StringJoiner joined = new StringJoiner(";");
-        entries.forEach(e -> joined.add(e[1]));
-        names[labels] = labelName(entries.get(0)[0]);
-        values[labels] = joined.toString();
+        JoinedLabel label = byName.get(name);
+        names[labels] = labelName(label.firstKey());
+        values[labels] = label.value();
         labels++;
       }
     }
@@ -692,21 +679,35 @@ public final class PrometheusTextWriter {
   }
 
   private static Map<String, String> exemplarLabels(Attributes filtered, SpanContext span) {
-    Map<String, List<String[]>> byName = new LinkedHashMap<>();
-    filtered.forEach((k, v) -> byName.computeIfAbsent(ExpositionNames.labelName(k.getKey()), x -> new ArrayList<>())
-        .add(new String[] {k.getKey(), labelValue(k.getType(), v)}));
     Map<String, String> labels = new LinkedHashMap<>();
-    byName.forEach((name, entries) -> {
-      entries.sort(Comparator.comparing(x -> x[0]));
-      StringJoiner joined = new StringJoiner(";");
-      entries.forEach(x -> joined.add(x[1]));
-      labels.put(name, joined.toString());
-    });
+    joinedByLabelName(filtered).forEach((name, label) -> labels.put(name, label.value()));
     if (span.isValid()) {
       labels.putIfAbsent("trace_id", span.getTraceId());
       labels.putIfAbsent("span_id", span.getSpanId());
     }
     return labels;
+  }
+
+  /** A label that attributes giving one label name make: the first of their keys, and the value. */
+  private record JoinedLabel(String firstKey, String value) {}
+
+  /**
+   * The exporter's rule for attributes that give one label name, for a series' labels and an
+   * exemplar's alike: one label whose value is theirs joined with {@code ;} in the order of their
+   * keys. By label name, in the order the names first come.
+   */
+  private static Map<String, JoinedLabel> joinedByLabelName(Attributes attributes) {
+    Map<String, List<String[]>> byName = new LinkedHashMap<>();
+    attributes.forEach((k, v) -> byName.computeIfAbsent(ExpositionNames.labelName(k.getKey()), x -> new ArrayList<>())
+        .add(new String[] {k.getKey(), labelValue(k.getType(), v)}));
+    Map<String, JoinedLabel> joined = new LinkedHashMap<>();
+    byName.forEach((name, entries) -> {
+      entries.sort(Comparator.comparing(e -> e[0]));
+      StringJoiner values = new StringJoiner(";");
+      entries.forEach(e -> values.add(e[1]));
+      joined.put(name, new JoinedLabel(entries.get(0)[0], values.toString()));
+    });
+    return joined;
   }
 
   private static int compareNames(String x, String y) {
@@ -738,13 +739,11 @@ public final class PrometheusTextWriter {
     return p;
   }
 
+  /** The buckets of a point whose lengths {@link #checked} found right, sorted and checked. */
   private static Buckets buckets(HistogramPointData p) {
     List<Double> boundaries = p.getBoundaries();
     List<Long> counts = p.getCounts();
     int n = boundaries.size() + 1;
-    if (counts.size() != n) {
-      throw new IllegalArgumentException("upperBounds.length == " + n + " but counts.length == " + counts.size());
-    }
     double[] b = new double[n];
     long[] c = new long[n];
     boolean sorted = true;
@@ -887,6 +886,12 @@ public final class PrometheusTextWriter {
       }
     }
     return sb.append('"').toString();
+  }
+
+  /** A gauge's or a counter's value: its long or double. */
+  static double sampleValue(Object point) {
+    return point instanceof LongPointData ? (double) ((LongPointData) point).getValue()
+        : ((DoublePointData) point).getValue();
   }
 
   static byte[] ascii(String s) {

@@ -44,14 +44,8 @@ final class TextFormatWriter extends FamilyWriter {
 
   @Override
   void header(String name, String type, Meta meta) throws IOException {
-    if (meta.help() != null && !meta.help().isEmpty()) {
-      help(name, meta.help());
-    }
-    out.ascii("# TYPE ");
-    out.ascii(name);
-    out.write(' ');
-    out.ascii(type);
-    out.write('\n');
+    help(name, meta);
+    type(name, type);
   }
 
   @Override

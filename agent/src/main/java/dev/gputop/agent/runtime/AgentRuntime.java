@@ -5,12 +5,6 @@ import dev.gputop.agent.history.History;
 import dev.gputop.config.AgentConfig;
 import dev.gputop.config.ConfigException;
 import dev.gputop.config.ConfigType;
-import dev.gputop.receiver.ExportedCounter;
-import dev.gputop.receiver.ExportedHistogram;
-import dev.gputop.receiver.HealthStatus;
-import dev.gputop.receiver.Receiver;
-import dev.gputop.receiver.ReceiverProvider;
-import dev.gputop.receiver.StandardReceiverContext;
 import dev.gputop.config.logging.FailureLog;
 import dev.gputop.receiver.Clock;
 import dev.gputop.receiver.Contribution;
@@ -37,6 +31,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -260,25 +255,25 @@ public final class AgentRuntime implements AutoCloseable {
 
   /** Every receiver's histograms to re-export, concatenated. Never does I/O. */
   public List<ExportedHistogram> exportedHistograms() {
-    List<ExportedHistogram> out = new ArrayList<>();
-    for (Running r : runningReceivers()) {
-      try {
-        out.addAll(r.receiver.exportedHistograms());
-      } catch (RuntimeException e) {
-        r.throttled("exportedHistograms()", e);
-      }
-    }
-    return out;
+    return concatenated("exportedHistograms()", Receiver::exportedHistograms);
   }
 
   /** Every receiver's monotonic sums with start times of their own, concatenated. Never does I/O. */
   public List<ExportedCounter> exportedCounters() {
-    List<ExportedCounter> out = new ArrayList<>();
+    return concatenated("exportedCounters()", Receiver::exportedCounters);
+  }
+
+  /**
+   * What {@code call} gives of every running receiver, concatenated in start order; a receiver
+   * whose call throws is left out (logged, throttled).
+   */
+  private <T> List<T> concatenated(String call, Function<Receiver, List<T>> part) {
+    List<T> out = new ArrayList<>();
     for (Running r : runningReceivers()) {
       try {
-        out.addAll(r.receiver.exportedCounters());
+        out.addAll(part.apply(r.receiver));
       } catch (RuntimeException e) {
-        r.throttled("exportedCounters()", e);
+        r.throttled(call, e);
       }
     }
     return out;

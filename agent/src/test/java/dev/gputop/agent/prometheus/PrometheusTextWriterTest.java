@@ -175,16 +175,7 @@ class PrometheusTextWriterTest {
         Both both = new Both(StandaloneSdk.agentResource(Resource.getDefault(), "node-7"), histograms, pods)) {
       StringBuilder yaml = new StringBuilder("refresh:\n  normal: 1m\nlisten: 127.0.0.1:0\nnvml:\n  library: ")
           .append(nvml).append("\ninference:\n  discovery:\n    enabled: false\n  endpoints:\n");
-      boolean first = true;
-      for (Replica r : replicas.replicas()) {
-        yaml.append("    - name: ").append(r.name()).append("\n      url: ").append(r.url()).append('\n');
-        if (first) {
-          yaml.append("      gpus: [1]\n"); // its efficiency: power, energy per token, the energy counter
-          first = false;
-        }
-      }
-      yaml.append("  costPerGpuHour: 2.5\n");
-      AgentConfig config = new ConfigLoader().parse(yaml.toString(), Map.of());
+      AgentConfig config = new ConfigLoader().parse(replicaEndpoints(yaml, replicas), Map.of());
       OpenTelemetrySdk sdk = OpenTelemetrySdk.builder().setMeterProvider(both.provider).build();
       try (AgentRuntime runtime = AgentRuntime.builder(config).setOpenTelemetry(sdk)
           .setHistogramProducer(histograms).build()) {
@@ -259,16 +250,7 @@ class PrometheusTextWriterTest {
           .append("  discovery:\n    enabled: false\n  endpoints:\n")
           .append("    - name: two-models\n      url: http://127.0.0.1:").append(twoModels.getAddress().getPort())
           .append("/metrics\n");
-      boolean first = true;
-      for (Replica r : replicas.replicas()) {
-        yaml.append("    - name: ").append(r.name()).append("\n      url: ").append(r.url()).append('\n');
-        if (first) {
-          yaml.append("      gpus: [1]\n"); // its efficiency: power, energy per token, the energy counter
-          first = false;
-        }
-      }
-      yaml.append("  costPerGpuHour: 2.5\n");
-      AgentConfig config = new ConfigLoader().parse(yaml.toString(), Map.of());
+      AgentConfig config = new ConfigLoader().parse(replicaEndpoints(yaml, replicas), Map.of());
       OpenTelemetrySdk sdk = OpenTelemetrySdk.builder().setMeterProvider(both.provider).build();
       dev.gputop.testing.TestReceiverContext context = new dev.gputop.testing.TestReceiverContext(config, sdk, clock);
       try (dev.gputop.receiver.Receiver gpus = new dev.gputop.nvml.NvmlReceiverProvider().create(context);
@@ -293,9 +275,26 @@ class PrometheusTextWriterTest {
     }
   }
 
-  private static io.opentelemetry.api.common.Attributes podAttributes(String pod) {
-    return new PodIdentity("llm", pod, "vllm", "uid-" + pod).addTo(io.opentelemetry.api.common.Attributes.builder()
-        .put("server", pod).put("engine", "vllm").put("model", "llama")).build();
+  /**
+   * The configuration {@code yaml} begins, with an endpoint for each of the demo's replicas after
+   * it (the first on GPU 1: its efficiency, power, energy per token and the energy counter) and a
+   * GPU-hour cost.
+   */
+  private static String replicaEndpoints(StringBuilder yaml, DemoReplicas replicas) {
+    boolean first = true;
+    for (Replica r : replicas.replicas()) {
+      yaml.append("    - name: ").append(r.name()).append("\n      url: ").append(r.url()).append('\n');
+      if (first) {
+        yaml.append("      gpus: [1]\n");
+        first = false;
+      }
+    }
+    return yaml.append("  costPerGpuHour: 2.5\n").toString();
+  }
+
+  private static Attributes podAttributes(String pod) {
+    return new PodIdentity("llm", pod, "vllm", "uid-" + pod)
+        .addTo(Attributes.builder().put("server", pod).put("engine", "vllm").put("model", "llama")).build();
   }
 
   @Test

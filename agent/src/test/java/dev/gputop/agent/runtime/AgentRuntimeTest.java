@@ -8,7 +8,6 @@ import dev.gputop.agent.FakeProvider;
 import dev.gputop.agent.FakeReceiver;
 import dev.gputop.agent.ServiceLoadedTestProvider;
 import dev.gputop.agent.SnapshotSchema;
-import dev.gputop.testing.ManualClock;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.gputop.config.AgentConfig;
