@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.within;
 import com.sun.net.httpserver.HttpServer;
 import dev.gputop.config.AgentConfig;
 import dev.gputop.config.DiscoveryConfig;
+import dev.gputop.config.Endpoint;
 import dev.gputop.config.InferenceConfig;
 import dev.gputop.config.ScrapeConfig;
 import dev.gputop.config.services.ProcessOwnerLookup;
@@ -62,6 +63,22 @@ class InferenceReceiverSocketTest {
     server.stop(0);
   }
 
+  /**
+   * The provider's context for these endpoints: discovery off, a 2 s scrape timeout, a 3 s
+   * refresh, no listener.
+   */
+  private TestReceiverContext context(Endpoint... endpoints) {
+    InferenceConfig inference = InferenceConfig.builder().window(Duration.ofMinutes(1))
+        .discovery(new DiscoveryConfig(false, DiscoveryConfig.Scope.GPU, "/proc"))
+        .endpoints(List.of(endpoints))
+        .scrape(ScrapeConfig.builder().timeout(Duration.ofSeconds(2)).maxBodyBytes(1 << 20).maxLineLength(64 << 10)
+            .maxSeries(200_000).maxLabels(64).concurrency(4).build())
+        .build();
+    AgentConfig config = AgentConfig.builder().refreshNormal(Duration.ofSeconds(3)).listen("off").inference(inference)
+        .build();
+    return new TestReceiverContext(config, clock);
+  }
+
   @Test
   void create_scrapesARealEndpointAndReportsAClosedPort() throws Exception {
     int port = server.getAddress().getPort();
@@ -69,16 +86,9 @@ class InferenceReceiverSocketTest {
     try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
       closedPort = s.getLocalPort();
     }
-    InferenceConfig inference = InferenceConfig.builder().window(Duration.ofMinutes(1))
-        .discovery(new DiscoveryConfig(false, DiscoveryConfig.Scope.GPU, "/proc"))
-        .endpoints(List.of(InferenceReceiverTest.endpoint("tgi", "http://127.0.0.1:" + port + "/metrics"),
-            InferenceReceiverTest.endpoint("gone", "http://127.0.0.1:" + closedPort + "/metrics")))
-        .scrape(ScrapeConfig.builder().timeout(Duration.ofSeconds(2)).maxBodyBytes(1 << 20).maxLineLength(64 << 10)
-            .maxSeries(200_000).maxLabels(64).concurrency(4).build())
-        .build();
-    AgentConfig config = AgentConfig.builder().refreshNormal(Duration.ofSeconds(3)).listen("off").inference(inference)
-        .build();
-    TestReceiverContext context = new TestReceiverContext(config, clock);
+    TestReceiverContext context = context(
+        InferenceReceiverTest.endpoint("tgi", "http://127.0.0.1:" + port + "/metrics"),
+        InferenceReceiverTest.endpoint("gone", "http://127.0.0.1:" + closedPort + "/metrics"));
     try (Receiver r = new InferenceReceiverProvider().create(context)) {
       assertThat(context.lookup(ProcessOwnerLookup.class)).isSameAs(r);
       body.set(InferenceReceiverTest.fixture("tgi", "tgi-v3", 0));
@@ -104,15 +114,8 @@ class InferenceReceiverSocketTest {
   @Test
   void anHtmlPageWhereMetricsShouldBe_isAFailedScrape_inStateHealthAlertsAndUp() throws Exception {
     int port = server.getAddress().getPort();
-    InferenceConfig inference = InferenceConfig.builder().window(Duration.ofMinutes(1))
-        .discovery(new DiscoveryConfig(false, DiscoveryConfig.Scope.GPU, "/proc"))
-        .endpoints(List.of(InferenceReceiverTest.endpoint("behind-sso", "http://127.0.0.1:" + port + "/login")))
-        .scrape(ScrapeConfig.builder().timeout(Duration.ofSeconds(2)).maxBodyBytes(1 << 20).maxLineLength(64 << 10)
-            .maxSeries(200_000).maxLabels(64).concurrency(4).build())
-        .build();
-    AgentConfig config = AgentConfig.builder().refreshNormal(Duration.ofSeconds(3)).listen("off").inference(inference)
-        .build();
-    TestReceiverContext context = new TestReceiverContext(config, clock);
+    TestReceiverContext context =
+        context(InferenceReceiverTest.endpoint("behind-sso", "http://127.0.0.1:" + port + "/login"));
     try (InferenceReceiver r = (InferenceReceiver) new InferenceReceiverProvider().create(context)) {
       r.refresh();
       ServerEntry e = r.snapshot().servers().get(0);
