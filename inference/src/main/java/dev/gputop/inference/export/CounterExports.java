@@ -26,15 +26,17 @@ final class CounterExports {
   static final List<String> OUTCOMES = List.of("", "success", "error", "aborted");
 
   /**
-   * One total's server and model families, their names and descriptions written once here
-   * rather than joined again for every point of every refresh.
+   * One total's server and model families, named and described as the gauges' families are
+   * ({@link InferenceMetrics#family}), once here rather than again for every point of every
+   * refresh.
    */
   private record Family(String name, String modelName, String description, String modelDescription,
       String unit, Total total, int outcome) {
 
     Family(String family, String description, String unit, Total total, int outcome) {
-      this("gputop.inference." + family, "gputop.inference.model." + family, description,
-          description + " Per served model of a multi-model server.", unit, total, outcome);
+      this(InferenceMetrics.family(family, false), InferenceMetrics.family(family, true),
+          InferenceMetrics.described(description, false), InferenceMetrics.described(description, true),
+          unit, total, outcome);
     }
   }
 
