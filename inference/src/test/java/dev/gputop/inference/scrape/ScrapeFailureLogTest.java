@@ -4,11 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.gputop.config.Endpoint;
 import dev.gputop.inference.scrape.ScrapeResult.Outcome;
+import dev.gputop.testing.LogCapture;
 import dev.gputop.testing.ManualClock;
 import java.net.URI;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
 import java.util.logging.Logger;
@@ -21,33 +20,21 @@ class ScrapeFailureLogTest {
   private static final long MINUTE = 60_000_000_000L;
 
   private final Logger logger = Logger.getLogger("test.ScrapeFailureLogTest");
-  private final List<LogRecord> records = new CopyOnWriteArrayList<>();
-  private final Handler handler = new Handler() {
-    @Override
-    public void publish(LogRecord record) {
-      if (record.getLevel().intValue() >= Level.INFO.intValue()) {
-        records.add(record);
-      }
-    }
-
-    @Override
-    public void flush() {}
-
-    @Override
-    public void close() {}
-  };
+  private LogCapture capture;
+  /** What the logger published at INFO and above. */
+  private List<LogRecord> records;
   private final Endpoint target =
       Endpoint.of("vllm", URI.create("http://u:pw@127.0.0.1:8000/metrics"));
 
   @BeforeEach
   void attach() {
-    logger.setUseParentHandlers(false);
-    logger.addHandler(handler);
+    capture = LogCapture.attach(logger, Level.INFO);
+    records = capture.records();
   }
 
   @AfterEach
   void detach() {
-    logger.removeHandler(handler);
+    capture.close();
   }
 
   private final ManualClock clock = new ManualClock(0, 0);
