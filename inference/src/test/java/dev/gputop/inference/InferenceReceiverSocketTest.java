@@ -3,6 +3,7 @@ package dev.gputop.inference;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import dev.gputop.config.AgentConfig;
 import dev.gputop.config.DiscoveryConfig;
@@ -16,6 +17,7 @@ import dev.gputop.receiver.Receiver;
 import dev.gputop.inference.export.ServerState;
 import dev.gputop.testing.ManualClock;
 import dev.gputop.testing.TestReceiverContext;
+import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -39,23 +41,19 @@ class InferenceReceiverSocketTest {
   @BeforeEach
   void start() throws Exception {
     server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-    server.createContext("/metrics", ex -> {
-      byte[] b = body.get().getBytes(StandardCharsets.UTF_8);
-      ex.getResponseHeaders().set("Content-Type", "text/plain; version=0.0.4");
-      ex.sendResponseHeaders(200, b.length);
-      try (OutputStream out = ex.getResponseBody()) {
-        out.write(b);
-      }
-    });
-    server.createContext("/login", ex -> {
-      byte[] b = "<!DOCTYPE html><html><body>Sign in</body></html>".getBytes(StandardCharsets.UTF_8);
-      ex.getResponseHeaders().set("Content-Type", "text/html");
-      ex.sendResponseHeaders(200, b.length);
-      try (OutputStream out = ex.getResponseBody()) {
-        out.write(b);
-      }
-    });
+    server.createContext("/metrics", ex -> ok(ex, "text/plain; version=0.0.4", body.get()));
+    server.createContext("/login",
+        ex -> ok(ex, "text/html", "<!DOCTYPE html><html><body>Sign in</body></html>"));
     server.start();
+  }
+
+  private static void ok(HttpExchange ex, String contentType, String text) throws IOException {
+    byte[] b = text.getBytes(StandardCharsets.UTF_8);
+    ex.getResponseHeaders().set("Content-Type", contentType);
+    ex.sendResponseHeaders(200, b.length);
+    try (OutputStream out = ex.getResponseBody()) {
+      out.write(b);
+    }
   }
 
   @AfterEach
