@@ -158,11 +158,8 @@ final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
     } catch (RuntimeException e) {
       // A bug must not stop the agent's scheduler: say so in health and keep the last values.
       failures.failure("refresh", "Inference refresh", e);
-      InferenceSnapshot last = snapshot.get();
-      snapshot.set(new InferenceSnapshot(last.servers(), last.overview(), last.alerts(), last.discovery(),
-          HealthStatus.unhealthy(List.of("internal error in the inference receiver: " + e)),
-          last.points(), last.up(), last.info(), last.states(), last.histograms(), last.counters(), last.owners(), last.pods(),
-          last.efficiency()));
+      snapshot.set(snapshot.get().withHealth(
+          HealthStatus.unhealthy(List.of("internal error in the inference receiver: " + e))));
     }
   }
 

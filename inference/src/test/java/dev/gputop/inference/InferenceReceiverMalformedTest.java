@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.sun.net.httpserver.HttpServer;
 import dev.gputop.config.DiscoveryConfig;
-import dev.gputop.receiver.Clock;
 import dev.gputop.config.Endpoint;
 import dev.gputop.config.InferenceConfig;
 import dev.gputop.config.ScrapeConfig;

@@ -3,9 +3,11 @@ package dev.gputop.inference;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import dev.gputop.config.AgentConfig;
 import dev.gputop.config.DiscoveryConfig;
+import dev.gputop.config.Endpoint;
 import dev.gputop.config.InferenceConfig;
 import dev.gputop.config.ScrapeConfig;
 import dev.gputop.config.services.ProcessOwnerLookup;
@@ -15,6 +17,7 @@ import dev.gputop.receiver.Receiver;
 import dev.gputop.inference.export.ServerState;
 import dev.gputop.testing.ManualClock;
 import dev.gputop.testing.TestReceiverContext;
+import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -38,28 +41,40 @@ class InferenceReceiverSocketTest {
   @BeforeEach
   void start() throws Exception {
     server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-    server.createContext("/metrics", ex -> {
-      byte[] b = body.get().getBytes(StandardCharsets.UTF_8);
-      ex.getResponseHeaders().set("Content-Type", "text/plain; version=0.0.4");
-      ex.sendResponseHeaders(200, b.length);
-      try (OutputStream out = ex.getResponseBody()) {
-        out.write(b);
-      }
-    });
-    server.createContext("/login", ex -> {
-      byte[] b = "<!DOCTYPE html><html><body>Sign in</body></html>".getBytes(StandardCharsets.UTF_8);
-      ex.getResponseHeaders().set("Content-Type", "text/html");
-      ex.sendResponseHeaders(200, b.length);
-      try (OutputStream out = ex.getResponseBody()) {
-        out.write(b);
-      }
-    });
+    server.createContext("/metrics", ex -> ok(ex, "text/plain; version=0.0.4", body.get()));
+    server.createContext("/login",
+        ex -> ok(ex, "text/html", "<!DOCTYPE html><html><body>Sign in</body></html>"));
     server.start();
+  }
+
+  private static void ok(HttpExchange ex, String contentType, String text) throws IOException {
+    byte[] b = text.getBytes(StandardCharsets.UTF_8);
+    ex.getResponseHeaders().set("Content-Type", contentType);
+    ex.sendResponseHeaders(200, b.length);
+    try (OutputStream out = ex.getResponseBody()) {
+      out.write(b);
+    }
   }
 
   @AfterEach
   void stop() {
     server.stop(0);
+  }
+
+  /**
+   * The provider's context for these endpoints: discovery off, a 2 s scrape timeout, a 3 s
+   * refresh, no listener.
+   */
+  private TestReceiverContext context(Endpoint... endpoints) {
+    InferenceConfig inference = InferenceConfig.builder().window(Duration.ofMinutes(1))
+        .discovery(new DiscoveryConfig(false, DiscoveryConfig.Scope.GPU, "/proc"))
+        .endpoints(List.of(endpoints))
+        .scrape(ScrapeConfig.builder().timeout(Duration.ofSeconds(2)).maxBodyBytes(1 << 20).maxLineLength(64 << 10)
+            .maxSeries(200_000).maxLabels(64).concurrency(4).build())
+        .build();
+    AgentConfig config = AgentConfig.builder().refreshNormal(Duration.ofSeconds(3)).listen("off").inference(inference)
+        .build();
+    return new TestReceiverContext(config, clock);
   }
 
   @Test
@@ -69,16 +84,9 @@ class InferenceReceiverSocketTest {
     try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
       closedPort = s.getLocalPort();
     }
-    InferenceConfig inference = InferenceConfig.builder().window(Duration.ofMinutes(1))
-        .discovery(new DiscoveryConfig(false, DiscoveryConfig.Scope.GPU, "/proc"))
-        .endpoints(List.of(InferenceReceiverTest.endpoint("tgi", "http://127.0.0.1:" + port + "/metrics"),
-            InferenceReceiverTest.endpoint("gone", "http://127.0.0.1:" + closedPort + "/metrics")))
-        .scrape(ScrapeConfig.builder().timeout(Duration.ofSeconds(2)).maxBodyBytes(1 << 20).maxLineLength(64 << 10)
-            .maxSeries(200_000).maxLabels(64).concurrency(4).build())
-        .build();
-    AgentConfig config = AgentConfig.builder().refreshNormal(Duration.ofSeconds(3)).listen("off").inference(inference)
-        .build();
-    TestReceiverContext context = new TestReceiverContext(config, clock);
+    TestReceiverContext context = context(
+        InferenceReceiverTest.endpoint("tgi", "http://127.0.0.1:" + port + "/metrics"),
+        InferenceReceiverTest.endpoint("gone", "http://127.0.0.1:" + closedPort + "/metrics"));
     try (Receiver r = new InferenceReceiverProvider().create(context)) {
       assertThat(context.lookup(ProcessOwnerLookup.class)).isSameAs(r);
       body.set(InferenceReceiverTest.fixture("tgi", "tgi-v3", 0));
@@ -104,15 +112,8 @@ class InferenceReceiverSocketTest {
   @Test
   void anHtmlPageWhereMetricsShouldBe_isAFailedScrape_inStateHealthAlertsAndUp() throws Exception {
     int port = server.getAddress().getPort();
-    InferenceConfig inference = InferenceConfig.builder().window(Duration.ofMinutes(1))
-        .discovery(new DiscoveryConfig(false, DiscoveryConfig.Scope.GPU, "/proc"))
-        .endpoints(List.of(InferenceReceiverTest.endpoint("behind-sso", "http://127.0.0.1:" + port + "/login")))
-        .scrape(ScrapeConfig.builder().timeout(Duration.ofSeconds(2)).maxBodyBytes(1 << 20).maxLineLength(64 << 10)
-            .maxSeries(200_000).maxLabels(64).concurrency(4).build())
-        .build();
-    AgentConfig config = AgentConfig.builder().refreshNormal(Duration.ofSeconds(3)).listen("off").inference(inference)
-        .build();
-    TestReceiverContext context = new TestReceiverContext(config, clock);
+    TestReceiverContext context =
+        context(InferenceReceiverTest.endpoint("behind-sso", "http://127.0.0.1:" + port + "/login"));
     try (InferenceReceiver r = (InferenceReceiver) new InferenceReceiverProvider().create(context)) {
       r.refresh();
       ServerEntry e = r.snapshot().servers().get(0);

@@ -25,15 +25,28 @@ final class CounterExports {
    */
   static final List<String> OUTCOMES = List.of("", "success", "error", "aborted");
 
-  private record Family(String name, String description, String unit, Total total, int outcome) {}
+  /**
+   * One total's server and model families, named and described as the gauges' families are
+   * ({@link InferenceMetrics#family}), once here rather than again for every point of every
+   * refresh.
+   */
+  private record Family(String name, String modelName, String description, String modelDescription,
+      String unit, Total total, int outcome) {
+
+    Family(String family, String description, String unit, Total total, int outcome) {
+      this(InferenceMetrics.family(family, false), InferenceMetrics.family(family, true),
+          InferenceMetrics.described(description, false), InferenceMetrics.described(description, true),
+          unit, total, outcome);
+    }
+  }
+
+  private static final String REQUESTS =
+      "Requests finished since the agent's first scrape of the server, by outcome.";
 
   private static final List<Family> FAMILIES = List.of(
-      new Family("requests", "Requests finished since the agent's first scrape of the server, by outcome.",
-          "{request}", Total.SUCCESS_REQUESTS, 1),
-      new Family("requests", "Requests finished since the agent's first scrape of the server, by outcome.",
-          "{request}", Total.ERROR_REQUESTS, 2),
-      new Family("requests", "Requests finished since the agent's first scrape of the server, by outcome.",
-          "{request}", Total.ABORTED_REQUESTS, 3),
+      new Family("requests", REQUESTS, "{request}", Total.SUCCESS_REQUESTS, 1),
+      new Family("requests", REQUESTS, "{request}", Total.ERROR_REQUESTS, 2),
+      new Family("requests", REQUESTS, "{request}", Total.ABORTED_REQUESTS, 3),
       new Family("prompt_tokens", "Prompt tokens processed since the agent's first scrape of the server.",
           "{token}", Total.PROMPT_TOKENS, 0),
       new Family("generation_tokens", "Tokens generated since the agent's first scrape of the server.",
@@ -69,14 +82,13 @@ final class CounterExports {
     for (Family f : FAMILIES) {
       double v = counters.total(f.total);
       if (!Double.isNaN(v)) {
-        out.add(new ExportedCounter("gputop.inference." + f.name, f.description, f.unit,
+        out.add(new ExportedCounter(f.name, f.description, f.unit,
             server.counterAttributes(null, f.outcome), start, at, v));
       }
       for (String model : models) {
         double m = counters.total(model, f.total);
         if (!Double.isNaN(m)) {
-          out.add(new ExportedCounter("gputop.inference.model." + f.name,
-              f.description + " Per served model of a multi-model server.", f.unit,
+          out.add(new ExportedCounter(f.modelName, f.modelDescription, f.unit,
               server.counterAttributes(model, f.outcome), start, at, m));
         }
       }

@@ -123,9 +123,9 @@ public final class ExportCache {
     }
 
     /**
-     * The attributes of a counter point: {@code server}, {@code engine}, {@code model} (null for
-     * the server's own point), the {@code outcome} of {@link CounterExports#OUTCOMES} at {@code
-     * outcome} (index 0: none) and the pod's.
+     * The attributes of a counter point: the {@link #up} attributes (server, engine, pod), {@code
+     * model} (null for the server's own point) and the {@code outcome} of {@link
+     * CounterExports#OUTCOMES} at {@code outcome} (index 0: none).
      */
     Attributes counterAttributes(String model, int outcome) {
       Attributes[] byOutcome = counterAttributes.get(model);
@@ -138,7 +138,7 @@ public final class ExportCache {
       }
       Attributes a = byOutcome[outcome];
       if (a == null) {
-        AttributesBuilder b = Attributes.builder().put(StatsPoint.SERVER, name).put(StatsPoint.ENGINE, engine);
+        AttributesBuilder b = up().toBuilder();
         if (model != null) {
           b.put(StatsPoint.MODEL, model);
         }
@@ -146,28 +146,26 @@ public final class ExportCache {
         if (!o.isEmpty()) {
           b.put(OUTCOME, o);
         }
-        if (pod != null) {
-          pod.addTo(b);
-        }
         a = b.build();
         byOutcome[outcome] = a;
       }
       return a;
     }
 
+    /**
+     * The attributes of a re-exported histogram: the {@link #up} attributes, {@code
+     * gen_ai.provider.name} (the engine) and {@code gen_ai.request.model} ("" when the series
+     * name none).
+     */
     Attributes histogramAttributes(String model) {
       Attributes a = histogramAttributes.get(model);
       if (a == null) {
         if (histogramAttributes.size() >= MAX_MODELS) {
           histogramAttributes.clear();
         }
-        AttributesBuilder b = Attributes.builder().put(StatsPoint.SERVER, name).put(StatsPoint.ENGINE, engine)
-            .put(PROVIDER, engine);
+        AttributesBuilder b = up().toBuilder().put(PROVIDER, engine);
         if (!model.isEmpty()) {
           b.put(REQUEST_MODEL, model);
-        }
-        if (pod != null) {
-          pod.addTo(b);
         }
         a = b.build();
         histogramAttributes.put(model, a);

@@ -18,10 +18,12 @@ import java.util.Map;
  * histograms"). Series of one model are summed by bucket (data-parallel engines, ranks, finish
  * reasons); each model gets its own point with {@code gen_ai.request.model}, so that a backend
  * summing points never counts a request twice. A server in a Kubernetes pod adds the pod's {@code
- * k8s.*} attributes ({@link PodIdentity#attributes()}), as its gauges do. The start time is the first scrape since the
- * server (re)started as the window saw it, so it moves when the server restarts.
+ * k8s.*} attributes ({@link PodIdentity#addTo}), as its gauges do. The start time is the first
+ * scrape since the server (re)started as the window saw it, so it moves when the server restarts.
  *
- * <p>Stateless and thread-safe.
+ * <p>Stateless. {@link #addTo} sums buckets in the scratch arrays of the {@link ExportCache} it is
+ * given, so it runs on the thread that owns that cache (the receiver's refresh thread); {@link
+ * #of} builds a cache of its own and is thread-safe.
  */
 public final class HistogramExports {
 

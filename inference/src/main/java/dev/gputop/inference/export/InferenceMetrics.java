@@ -144,13 +144,14 @@ public final class InferenceMetrics implements AutoCloseable {
    * The two families of one statistic: {@code gputop.inference.<name>} with the servers' own
    * points and {@code gputop.inference.model.<name>} with the per-model points, so that no
    * family holds a server's value beside its models' parts (docs/metrics.md, "No total beside
-   * its parts").
+   * its parts"). The servers' counters ({@link CounterExports}) are named the same way.
    */
-  private static String family(String name, boolean perModel) {
+  static String family(String name, boolean perModel) {
     return (perModel ? MODEL_PREFIX : PREFIX) + name;
   }
 
-  private static String described(String description, boolean perModel) {
+  /** The description of a family: a model family's says so. */
+  static String described(String description, boolean perModel) {
     return perModel ? description + " Per served model of a multi-model server." : description;
   }
 

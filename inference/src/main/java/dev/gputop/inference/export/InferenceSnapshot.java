@@ -88,6 +88,12 @@ public record InferenceSnapshot(
         List.of());
   }
 
+  /** This snapshot with {@code health} instead of its own: the last values kept, the health new. */
+  public InferenceSnapshot withHealth(HealthStatus health) {
+    return new InferenceSnapshot(servers, overview, alerts, discovery, health, points, up, info,
+        states, histograms, counters, owners, pods, efficiency);
+  }
+
   /** The receiver's part of the JSON snapshot: its servers, alerts, overview and {@code discovery}. */
   public Contribution contribution() {
     return Contribution.ofServers(servers, alerts, overview, Map.of("discovery", discovery));

@@ -82,43 +82,10 @@ public record ServerStats(
     return new Builder();
   }
 
-  /** A builder that starts from these statistics. */
-  public Builder toBuilder() {
-    Builder b = new Builder();
-    b.running = running;
-    b.waiting = waiting;
-    b.kvCacheUsage = kvCacheUsage;
-    b.prefixHitRatio = prefixHitRatio;
-    b.requestsPerSecond = requestsPerSecond;
-    b.promptTokensPerSecond = promptTokensPerSecond;
-    b.generationTokensPerSecond = generationTokensPerSecond;
-    b.preemptionsPerSecond = preemptionsPerSecond;
-    b.ttft = ttft;
-    b.itl = itl;
-    b.tpot = tpot;
-    b.e2e = e2e;
-    b.queue = queue;
-    b.ttftApproxMean = ttftApproxMean;
-    b.failedRequestsPerSecond = failedRequestsPerSecond;
-    b.abortedRequestsPerSecond = abortedRequestsPerSecond;
-    b.specDecodeAcceptanceRate = specDecodeAcceptanceRate;
-    b.prefill = prefill;
-    b.decode = decode;
-    b.finishReasons = finishReasons;
-    b.slo = slo;
-    b.requestLengths = requestLengths;
-    return b;
-  }
-
-  /** These statistics with {@code slo}. */
-  public ServerStats withSlo(SloStats slo) {
-    return toBuilder().slo(slo).build();
-  }
-
   /**
    * Collects the components by name (each unset one null: N/A; {@code slo} {@link
    * SloStats#NONE}); {@link #build} hands them to the canonical constructor. Adding a statistic:
-   * its field and setter here and its name in {@link #build} and {@link #toBuilder}.
+   * its field and setter here and its name in {@link #build}.
    */
   public static final class Builder {
     private Integer running;

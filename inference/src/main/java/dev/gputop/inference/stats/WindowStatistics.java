@@ -59,10 +59,7 @@ public final class WindowStatistics {
     if (window.size() == 0) {
       return ServerStats.EMPTY;
     }
-    Range r = new Range(window, model, quantiles);
-    ServerStats stats = compute(r);
-    return slo == null || !slo.hasTargets() ? stats : stats.withSlo(
-        SloAttainment.compute(r::buckets, slo).withRequestRate(stats.requestsPerSecond()));
+    return compute(new Range(window, model, quantiles), slo);
   }
 
   /**
@@ -72,10 +69,11 @@ public final class WindowStatistics {
    */
   public static ServerStats compute(ServerWindow window, String model) {
     return window.size() == 0 ? ServerStats.EMPTY
-        : compute(new Range(window, model, Quantiles.DEFAULT));
+        : compute(new Range(window, model, Quantiles.DEFAULT), null);
   }
 
-  private static ServerStats compute(Range r) {
+  /** The statistics of {@code r}, with the SLOs of {@code slo} (null: none), built once. */
+  private static ServerStats compute(Range r, SloTargets slo) {
     ServerWindow w = r.window;
     String model = r.model;
     Integer running = gaugeSum(w, Concept.RUNNING, model);
@@ -88,6 +86,7 @@ public final class WindowStatistics {
           .e2e(notYet(r, Concept.E2E)).queue(notYet(r, Concept.QUEUE))
           .prefill(notYet(r, Concept.PREFILL)).decode(notYet(r, Concept.DECODE))
           .requestLengths(new RequestLengths(notYet(r, Concept.PROMPT_LENGTH), notYet(r, Concept.GENERATION_LENGTH)))
+          .slo(slo(r, slo, null))
           .build();
     }
     Double prefix = ratio(r, Concept.PREFIX_HITS, Concept.PREFIX_QUERIES);
@@ -96,12 +95,13 @@ public final class WindowStatistics {
     }
     LatencyStats ttft = latency(r, Concept.TTFT);
     LatencyStats queue = latency(r, Concept.QUEUE);
+    Double requests = rate(r, Concept.REQUESTS);
     return ServerStats.builder()
         .running(running)
         .waiting(waiting)
         .kvCacheUsage(kv)
         .prefixHitRatio(prefix)
-        .requestsPerSecond(rate(r, Concept.REQUESTS))
+        .requestsPerSecond(requests)
         .promptTokensPerSecond(rate(r, Concept.PROMPT_TOKENS))
         .generationTokensPerSecond(rate(r, Concept.GENERATION_TOKENS))
         .preemptionsPerSecond(rate(r, Concept.PREEMPTIONS))
@@ -118,7 +118,17 @@ public final class WindowStatistics {
         .decode(latency(r, Concept.DECODE))
         .finishReasons(finishReasons(r))
         .requestLengths(new RequestLengths(latency(r, Concept.PROMPT_LENGTH), latency(r, Concept.GENERATION_LENGTH)))
+        .slo(slo(r, slo, requests))
         .build();
+  }
+
+  /**
+   * The SLOs of {@code targets} ({@link SloStats#NONE} without any) from the buckets the
+   * latencies summed, with {@code requestsPerSecond} for their good requests per second.
+   */
+  private static SloStats slo(Range r, SloTargets targets, Double requestsPerSecond) {
+    return targets == null || !targets.hasTargets() ? SloStats.NONE
+        : SloAttainment.compute(r::buckets, targets).withRequestRate(requestsPerSecond);
   }
 
   /**

@@ -2,7 +2,6 @@ package dev.gputop.inference.export;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.gputop.receiver.ExportedHistogram;
 import dev.gputop.inference.engine.Concept;
 import dev.gputop.inference.engine.Engine;
 import dev.gputop.inference.engine.EngineMapper;

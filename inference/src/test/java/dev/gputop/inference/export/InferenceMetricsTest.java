@@ -42,9 +42,15 @@ class InferenceMetricsTest {
 
   private static InferenceSnapshot snapshotOf(
       List<StatsPoint> points, Map<Attributes, Long> up, Map<Attributes, Long> states) {
+    return snapshotOf(points, up, Map.of(), states);
+  }
+
+  /** A healthy snapshot of these points, {@code up}, served-model and state-set points only. */
+  private static InferenceSnapshot snapshotOf(List<StatsPoint> points, Map<Attributes, Long> up,
+      Map<Attributes, Long> info, Map<Attributes, Long> states) {
     InferenceSnapshot e = InferenceSnapshot.empty();
     return new InferenceSnapshot(List.of(), e.overview(), List.of(), e.discovery(), HealthStatus.healthy(),
-        points, up, Map.of(), states, List.of(), List.of(), Map.of(), Map.of(), List.of());
+        points, up, info, states, List.of(), List.of(), Map.of(), Map.of(), List.of());
   }
 
   private MetricData metric(Collection<MetricData> all, String name) {
@@ -234,12 +240,10 @@ class InferenceMetricsTest {
 
   @Test
   void collect_serverInfoIsOnePerServedModel() {
-    InferenceSnapshot e = InferenceSnapshot.empty();
-    snapshot.set(new InferenceSnapshot(List.of(), e.overview(), List.of(), e.discovery(), HealthStatus.healthy(),
-        List.of(), Map.of(), Map.of(StatsPoint.infoAttributes("ray", "vllm", "a", null), 1L,
+    snapshot.set(snapshotOf(List.of(), Map.of(), Map.of(StatsPoint.infoAttributes("ray", "vllm", "a", null), 1L,
             StatsPoint.infoAttributes("ray", "vllm", "b", null), 1L,
             StatsPoint.infoAttributes("tgi", "tgi", "", null), 1L),
-        Map.of(), List.of(), List.of(), Map.of(), Map.of(), List.of()));
+        Map.of()));
     try (InferenceMetrics m = new InferenceMetrics(sdk, snapshot::get)) {
       MetricData info = metric(reader.collectAllMetrics(), "gputop.inference.served_model");
       assertThat(info.getUnit()).isEqualTo("1");

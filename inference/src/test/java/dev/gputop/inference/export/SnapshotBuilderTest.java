@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.gputop.receiver.HealthStatus;
 import dev.gputop.inference.engine.Engine;
 import dev.gputop.inference.stats.LatencyStats;
 import dev.gputop.inference.stats.ServerStats;

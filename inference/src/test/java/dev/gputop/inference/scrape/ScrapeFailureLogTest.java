@@ -4,12 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.gputop.config.Endpoint;
 import dev.gputop.inference.scrape.ScrapeResult.Outcome;
-import dev.gputop.receiver.Clock;
+import dev.gputop.testing.LogCapture;
+import dev.gputop.testing.ManualClock;
 import java.net.URI;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
 import java.util.logging.Logger;
@@ -22,53 +20,30 @@ class ScrapeFailureLogTest {
   private static final long MINUTE = 60_000_000_000L;
 
   private final Logger logger = Logger.getLogger("test.ScrapeFailureLogTest");
-  private final List<LogRecord> records = new CopyOnWriteArrayList<>();
-  private final Handler handler = new Handler() {
-    @Override
-    public void publish(LogRecord record) {
-      if (record.getLevel().intValue() >= Level.INFO.intValue()) {
-        records.add(record);
-      }
-    }
-
-    @Override
-    public void flush() {}
-
-    @Override
-    public void close() {}
-  };
+  private LogCapture capture;
+  /** What the logger published at INFO and above. */
+  private List<LogRecord> records;
   private final Endpoint target =
       Endpoint.of("vllm", URI.create("http://u:pw@127.0.0.1:8000/metrics"));
 
   @BeforeEach
   void attach() {
-    logger.setUseParentHandlers(false);
-    logger.addHandler(handler);
+    capture = LogCapture.attach(logger, Level.INFO);
+    records = capture.records();
   }
 
   @AfterEach
   void detach() {
-    logger.removeHandler(handler);
+    capture.close();
   }
 
-  private final AtomicLong now = new AtomicLong();
-  private final Clock clock = new Clock() {
-    @Override
-    public long epochNanos() {
-      return now.get();
-    }
-
-    @Override
-    public long nanoTime() {
-      return now.get();
-    }
-  };
+  private final ManualClock clock = new ManualClock(0, 0);
 
   @Test
   void record_repeatedFailure_warnsOnceThenOnceAMinute() {
     ScrapeFailureLog log = new ScrapeFailureLog(logger, clock);
     for (int i = 0; i < 41; i++) { // every 3 s for two minutes
-      now.set(i * 3_000_000_000L);
+      clock.advanceNanos(i == 0 ? 0 : 3_000_000_000L);
       log.record(failure(Outcome.CONNECT_ERROR, "connect to 127.0.0.1:8000 refused"));
     }
 
@@ -87,11 +62,11 @@ class ScrapeFailureLogTest {
   void record_otherReasonThenRecovery_remindsWithTheLatestReasonAndRecoversOnce() {
     ScrapeFailureLog log = new ScrapeFailureLog(logger, clock);
     log.record(failure(Outcome.CONNECT_ERROR, "connect to 127.0.0.1:8000 refused"));
-    now.set(MINUTE / 2);
+    clock.advanceNanos(MINUTE / 2); // at MINUTE / 2
     log.record(failure(Outcome.TIMEOUT, "timed out after 2s"));
-    now.set(MINUTE);
+    clock.advanceNanos(MINUTE / 2); // at MINUTE
     log.record(failure(Outcome.TIMEOUT, "timed out after 2s"));
-    now.set(MINUTE + 1_000_000_000L);
+    clock.advanceNanos(1_000_000_000L); // at MINUTE + 1 s
     log.record(new ScrapeResult(target, Outcome.SUCCESS, new byte[0], 0, null, 0, 0, 1, null));
     log.record(new ScrapeResult(target, Outcome.SUCCESS, new byte[0], 0, null, 0, 0, 1, null));
 

@@ -3,14 +3,13 @@ package dev.gputop.config.logging;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.gputop.testing.LogCapture;
 import dev.gputop.testing.ManualClock;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.http.HttpTimeoutException;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
 import java.util.logging.Logger;
@@ -28,31 +27,21 @@ class FailureLogTest {
   private static final long SECOND = 1_000_000_000L;
 
   private final Logger logger = Logger.getLogger("test.FailureLogTest");
-  private final List<LogRecord> records = new CopyOnWriteArrayList<>();
-  private final Handler handler = new Handler() {
-    @Override
-    public void publish(LogRecord record) {
-      records.add(record);
-    }
-
-    @Override
-    public void flush() {}
-
-    @Override
-    public void close() {}
-  };
+  private LogCapture capture;
+  /** What the logger published (at INFO and above: its level). */
+  private List<LogRecord> records;
   private final ManualClock clock = new ManualClock(5 * SECOND, 5 * SECOND);
 
   @BeforeEach
   void attach() {
-    logger.setUseParentHandlers(false);
     logger.setLevel(Level.INFO);
-    logger.addHandler(handler);
+    capture = LogCapture.attach(logger, Level.ALL);
+    records = capture.records();
   }
 
   @AfterEach
   void detach() {
-    logger.removeHandler(handler);
+    capture.close();
     logger.setLevel(null);
   }
 
