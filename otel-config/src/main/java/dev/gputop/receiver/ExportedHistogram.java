@@ -42,6 +42,7 @@ public final class ExportedHistogram {
   private final long[] counts;
   private final double sum;
   private final long count;
+  private final boolean boundariesValid;
   /** The views, made on first use; a race makes two equal ones, each safely published (final fields). */
   private List<Double> boundaryList;
   private List<Long> countList;
@@ -66,6 +67,25 @@ public final class ExportedHistogram {
       total += c;
     }
     this.count = total;
+    this.boundariesValid = finiteAndIncreasing(this.boundaries);
+  }
+
+  /**
+   * Whether the boundaries are finite and strictly increasing, as OpenTelemetry's SDK requires of
+   * its histogram points: decided once here, where the arrays are made, rather than by every
+   * collection that exports this point.
+   */
+  public boolean hasValidBoundaries() {
+    return boundariesValid;
+  }
+
+  private static boolean finiteAndIncreasing(double[] b) {
+    for (int i = 0; i < b.length; i++) {
+      if (Double.isInfinite(b[i]) || (i > 0 && Double.compare(b[i - 1], b[i]) >= 0)) {
+        return false;
+      }
+    }
+    return true;
   }
 
   public String name() {

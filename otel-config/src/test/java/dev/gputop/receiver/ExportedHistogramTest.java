@@ -32,6 +32,16 @@ class ExportedHistogramTest {
   }
 
   @Test
+  void hasValidBoundaries_whenFiniteAndStrictlyIncreasing_asTheSdkRequires() {
+    assertThat(of(new double[] {}, new long[] {1}).hasValidBoundaries()).isTrue();
+    assertThat(of(new double[] {0.1, 0.5, 2.0}, new long[] {1, 1, 1, 1}).hasValidBoundaries()).isTrue();
+    assertThat(of(new double[] {0.5, 0.1}, new long[] {1, 1, 1}).hasValidBoundaries()).isFalse();
+    assertThat(of(new double[] {0.5, 0.5}, new long[] {1, 1, 1}).hasValidBoundaries()).isFalse();
+    assertThat(of(new double[] {Double.NEGATIVE_INFINITY, 0.5}, new long[] {1, 1, 1}).hasValidBoundaries()).isFalse();
+    assertThat(of(new double[] {0.1, Double.POSITIVE_INFINITY}, new long[] {1, 1, 1}).hasValidBoundaries()).isFalse();
+  }
+
+  @Test
   void equalsAndHashCode_byValue() {
     ExportedHistogram h = of(new double[] {0.1}, new long[] {1, 2});
     assertThat(h).isEqualTo(of(new double[] {0.1}, new long[] {1, 2}))

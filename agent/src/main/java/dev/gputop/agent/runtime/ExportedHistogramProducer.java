@@ -155,20 +155,15 @@ public final class ExportedHistogramProducer implements MetricProducer {
   /**
    * One cumulative point over an {@link ExportedHistogram}'s own (immutable) boundaries and counts,
    * read in place: {@code HistogramPointData.create} would copy both on every collection. Checked
-   * as the SDK checks its own points: boundaries finite and strictly increasing.
+   * as the SDK checks its own points ({@link ExportedHistogram#hasValidBoundaries}).
    */
   private static final class Point implements HistogramPointData {
     private final ExportedHistogram h;
 
     Point(ExportedHistogram h) {
-      List<Double> b = h.boundaryList();
-      for (int i = 0; i + 1 < b.size(); i++) {
-        if (Double.compare(b.get(i), b.get(i + 1)) >= 0) {
-          throw new IllegalArgumentException("invalid boundaries: " + b);
-        }
-      }
-      if (!b.isEmpty() && (b.get(0).isInfinite() || b.get(b.size() - 1).isInfinite())) {
-        throw new IllegalArgumentException("invalid boundaries: contains explicit +/-Inf");
+      if (!h.hasValidBoundaries()) {
+        throw new IllegalArgumentException(
+            "invalid boundaries (not finite and strictly increasing): " + h.boundaryList());
       }
       this.h = h;
     }
