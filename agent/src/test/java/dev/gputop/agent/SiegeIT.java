@@ -244,13 +244,8 @@ class SiegeIT {
     Path pki = dir.resolve("pki");
     if (!Files.isDirectory(pki)) {
       Files.createDirectories(pki);
-      TestTools.openssl(pki, "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", "ca.key");
-      TestTools.openssl(pki, "req", "-x509", "-new", "-key", "ca.key", "-subj", "/CN=siege CA", "-days", "3650", "-out", "ca.pem");
-      TestTools.openssl(pki, "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", "server.key");
-      TestTools.openssl(pki, "req", "-new", "-key", "server.key", "-subj", "/CN=127.0.0.1", "-out", "server.csr");
-      Files.writeString(pki.resolve("server.ext"), "subjectAltName=IP:127.0.0.1\n");
-      TestTools.openssl(pki, "x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
-          "-days", "3650", "-extfile", "server.ext", "-out", "server.pem");
+      TestTools.ca(pki, "ca", "/CN=siege CA");
+      TestTools.issue(pki, "ca", "server", "/CN=127.0.0.1", "subjectAltName=IP:127.0.0.1");
     }
     return "listener:\n  tls:\n    certFile: " + pki.resolve("server.pem") + "\n    keyFile: " + pki.resolve("server.key") + "\n";
   }

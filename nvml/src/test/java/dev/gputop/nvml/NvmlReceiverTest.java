@@ -11,6 +11,7 @@ import dev.gputop.nvml.FakeNvml.Variant;
 import dev.gputop.receiver.Alert;
 import dev.gputop.receiver.Contribution;
 import dev.gputop.receiver.HealthStatus;
+import dev.gputop.testing.LogCapture;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.sdk.metrics.data.MetricData;
@@ -22,8 +23,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.ServiceLoader;
-import java.util.logging.Handler;
-import java.util.logging.LogRecord;
+import java.util.logging.Level;
 import java.util.logging.Logger;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
@@ -310,22 +310,7 @@ class NvmlReceiverTest {
 
   @Test
   void create_withoutLibrary_isUnavailableLogsOnceAndRunsOn() {
-    List<LogRecord> logged = new ArrayList<>();
-    Handler handler =
-        new Handler() {
-          @Override
-          public void publish(LogRecord record) {
-            logged.add(record);
-          }
-
-          @Override
-          public void flush() {}
-
-          @Override
-          public void close() {}
-        };
-    Logger logger = Logger.getLogger(NvmlReceiver.class.getName());
-    logger.addHandler(handler);
+    LogCapture logged = LogCapture.attach(Logger.getLogger(NvmlReceiver.class.getName()), Level.ALL);
     TestContext ctx = new TestContext("/nonexistent/libnvidia-ml.so.1");
     try (NvmlReceiver receiver = new NvmlReceiver(ctx, new ProcessNames())) {
       for (int i = 0; i < 5; i++) {
@@ -343,9 +328,9 @@ class NvmlReceiverTest {
       assertThat(receiver.contribution().alerts()).isEmpty();
       assertThat(ctx.lookup(GpuProcessSource.class)).isSameAs(receiver);
       assertThat(ctx.reader.collectAllMetrics()).isEmpty();
-      assertThat(logged).filteredOn(r -> r.getMessage().startsWith("NVML unavailable: ")).hasSize(1);
+      assertThat(logged.records()).filteredOn(r -> r.getMessage().startsWith("NVML unavailable: ")).hasSize(1);
     } finally {
-      logger.removeHandler(handler);
+      logged.close();
     }
   }
 

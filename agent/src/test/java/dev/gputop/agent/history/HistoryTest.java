@@ -26,6 +26,7 @@ import dev.gputop.nvml.GpuEntry;
 import dev.gputop.receiver.Contribution;
 import dev.gputop.receiver.HealthStatus;
 import dev.gputop.receiver.ServingOverview;
+import dev.gputop.testing.LogCapture;
 import dev.gputop.testing.ManualClock;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
@@ -34,7 +35,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
 import java.util.logging.Logger;
@@ -275,29 +275,13 @@ class HistoryTest {
 
   /** History warnings of one recording, for the once-logged overflow. */
   private static List<String> warnings(Runnable recording) {
-    Logger log = Logger.getLogger(History.class.getName());
-    List<String> out = new ArrayList<>();
-    Handler h = new Handler() {
-      @Override
-      public void publish(LogRecord r) {
-        if (r.getLevel().intValue() >= Level.WARNING.intValue()) {
-          out.add(r.getMessage());
-        }
-      }
-
-      @Override
-      public void flush() {}
-
-      @Override
-      public void close() {}
-    };
-    log.addHandler(h);
+    LogCapture capture = LogCapture.attach(Logger.getLogger(History.class.getName()), Level.WARNING);
     try {
       recording.run();
     } finally {
-      log.removeHandler(h);
+      capture.close();
     }
-    return out;
+    return capture.records().stream().map(LogRecord::getMessage).toList();
   }
 
   /** The newest point of each of an entity's series, null for null, from its history document. */

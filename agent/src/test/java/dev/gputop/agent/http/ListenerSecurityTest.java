@@ -8,6 +8,7 @@ import dev.gputop.agent.TestTools;
 import dev.gputop.agent.cli.Main;
 import dev.gputop.agent.runtime.AgentRuntime;
 import dev.gputop.config.ListenerConfig;
+import dev.gputop.testing.LogCapture;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.InetSocketAddress;
@@ -24,9 +25,7 @@ import java.security.cert.CertificateFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
 import java.util.logging.Logger;
@@ -57,20 +56,8 @@ class ListenerSecurityTest {
   @TempDir static Path pki;
   @TempDir Path dir;
 
-  private final List<LogRecord> records = new CopyOnWriteArrayList<>();
+  private LogCapture capture;
   private final List<String> outputs = new ArrayList<>();
-  private final Handler capture = new Handler() {
-    @Override
-    public void publish(LogRecord r) {
-      records.add(r);
-    }
-
-    @Override
-    public void flush() {}
-
-    @Override
-    public void close() {}
-  };
   private final TestListener listener = new TestListener();
   private AgentHttpServer server;
 
@@ -89,17 +76,17 @@ class ListenerSecurityTest {
 
   @BeforeEach
   void captureLogs() {
-    Logger.getLogger("").addHandler(capture);
+    capture = LogCapture.attach(Logger.getLogger(""), Level.ALL);
     securityLogger.setLevel(Level.INFO);
   }
 
   @AfterEach
   void stop() {
     listener.close();
-    Logger.getLogger("").removeHandler(capture);
+    capture.close();
     securityLogger.setLevel(null);
     // Nothing the agent wrote anywhere names a secret.
-    for (LogRecord r : records) {
+    for (LogRecord r : capture.records()) {
       String text = r.getMessage() + (r.getThrown() == null ? "" : " " + r.getThrown());
       assertThat(SECRETS).noneMatch(text::contains);
     }
@@ -156,7 +143,7 @@ class ListenerSecurityTest {
 
     // The rejections were logged once (throttled per client, successes between them or not),
     // never with the token: the missing token; the wrong ones are in the next minute's reminder.
-    assertThat(records).filteredOn(r -> r.getLevel() == Level.WARNING)
+    assertThat(capture.records()).filteredOn(r -> r.getLevel() == Level.WARNING)
         .extracting(LogRecord::getMessage)
         .containsExactly("Listener requests from 127.0.0.1 failed: 401: no credentials");
   }

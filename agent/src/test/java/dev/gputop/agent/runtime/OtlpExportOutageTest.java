@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.gputop.receiver.Clock;
 import dev.gputop.receiver.HealthStatus;
 import dev.gputop.agent.OtlpHttpReceiver;
+import dev.gputop.testing.LogCapture;
 import io.opentelemetry.api.metrics.LongCounter;
 import io.opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest;
 import io.opentelemetry.proto.metrics.v1.Metric;
@@ -19,7 +20,6 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
-import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
 import java.util.logging.Logger;
@@ -43,36 +43,21 @@ class OtlpExportOutageTest {
   private static final Duration REMINDER = Duration.ofMillis(800);
   private static final String SECRET_HEADER = "x-tenant";
 
-  private final List<LogRecord> records = new CopyOnWriteArrayList<>();
-  private final Handler capture = new Handler() {
-    @Override
-    public void publish(LogRecord record) {
-      if (record.getLevel().intValue() >= Level.INFO.intValue()) {
-        records.add(record);
-      }
-    }
-
-    @Override
-    public void flush() {}
-
-    @Override
-    public void close() {}
-  };
-  private final Logger root = Logger.getLogger("");
+  private LogCapture capture;
   /** Held, and set to INFO: another test in this JVM (the demo) may have quieted the root logger. */
   private final Logger monitorLogger = Logger.getLogger(ExportMonitor.class.getName());
   private final Logger sdkLogger = Logger.getLogger("io.opentelemetry");
 
   @BeforeEach
   void captureLogs() {
-    root.addHandler(capture);
+    capture = LogCapture.attach(Logger.getLogger(""), Level.INFO);
     monitorLogger.setLevel(Level.INFO);
     sdkLogger.setLevel(Level.INFO);
   }
 
   @AfterEach
   void release() {
-    root.removeHandler(capture);
+    capture.close();
     monitorLogger.setLevel(null);
     sdkLogger.setLevel(null);
   }
@@ -144,7 +129,7 @@ class OtlpExportOutageTest {
         assertThat(h).containsEntry(SECRET_HEADER, "tenant-7");
         assertThat(h).containsEntry(protocol.equals("grpc") ? "grpc-encoding" : "content-encoding", "gzip");
 
-        List<LogRecord> all = records.stream()
+        List<LogRecord> all = capture.records().stream()
             .filter(r -> ExportMonitor.class.getName().equals(r.getLoggerName())).toList();
         System.out.printf("%s outage of %d ms: %d failed exports, %d records from the exporter:%n",
             protocol, TimeUnit.NANOSECONDS.toMillis(outageNanos), failed, all.size());
@@ -180,12 +165,12 @@ class OtlpExportOutageTest {
         });
         assertThat((long) reminders.size()).isBetween(1L, maxReminders);
         assertThat(reminders).anySatisfy(r -> assertThat(r.getMessage()).contains("): timed out"));
-        assertThat(records).extracting(LogRecord::getThrown).containsOnlyNulls();
-        assertThat(records)
+        assertThat(capture.records()).extracting(LogRecord::getThrown).containsOnlyNulls();
+        assertThat(capture.records())
             .filteredOn(r -> r.getLoggerName() != null && r.getLoggerName().startsWith("io.opentelemetry"))
             .filteredOn(r -> r.getLevel().intValue() >= Level.WARNING.intValue())
             .isEmpty();
-        assertThat(records).extracting(LogRecord::getMessage).noneMatch(m -> m.contains("tenant-7"));
+        assertThat(capture.records()).extracting(LogRecord::getMessage).noneMatch(m -> m.contains("tenant-7"));
       }
     } finally {
       sdk.shutdown(Duration.ofSeconds(2));
