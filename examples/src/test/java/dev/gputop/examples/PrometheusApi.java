@@ -27,7 +27,18 @@ final class PrometheusApi {
 
   /** An instant query's result vector (or scalar, as one element); throws on an API error. */
   List<JsonNode> query(String promql) {
-    JsonNode data = get("/api/v1/query?query=" + enc(promql)).path("data");
+    return result(get("/api/v1/query?query=" + enc(promql)).path("data"));
+  }
+
+  /**
+   * An instant query evaluated at {@code time} (Prometheus's seconds since the epoch, as it wrote
+   * them), so that several queries read the same samples however many scrapes land between them.
+   */
+  List<JsonNode> queryAt(String promql, String time) {
+    return result(get("/api/v1/query?query=" + enc(promql) + "&time=" + enc(time)).path("data"));
+  }
+
+  private static List<JsonNode> result(JsonNode data) {
     List<JsonNode> out = new ArrayList<>();
     if (data.path("resultType").asText().equals("scalar")) {
       out.add(data);

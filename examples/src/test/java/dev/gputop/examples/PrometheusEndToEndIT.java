@@ -488,16 +488,20 @@ class PrometheusEndToEndIT {
       perModel.put(r.path("metric").path("model").asText(), Double.parseDouble(r.path("value").get(1).asText()));
     }
     assertThat(perModel).containsExactly(Map.entry("a", 9.0), Map.entry("b", 4.0));
+    // The queries below compare values that change from one scrape to the next (some servers'
+    // running requests move), so they are all evaluated at the time of one scrape of the agent:
+    // the samples of one scrape are stored together, and none of them is missing at its time.
+    String oneScrape = lastScrapeOfTheAgent();
     // The fleet's requests running: every server once (the two models are not added on top).
-    double fleet = value(prometheus.query("sum(gputop_inference_requests_running{instance=\"" + agentInstance + "\"})"));
+    double fleet = value(prometheus.queryAt("sum(gputop_inference_requests_running{instance=\"" + agentInstance + "\"})", oneScrape));
     double perServer = 0;
-    for (JsonNode r : prometheus.query("gputop_inference_requests_running{instance=\"" + agentInstance + "\"}")) {
+    for (JsonNode r : prometheus.queryAt("gputop_inference_requests_running{instance=\"" + agentInstance + "\"}", oneScrape)) {
       perServer += Double.parseDouble(r.path("value").get(1).asText());
     }
     assertThat(fleet).isEqualTo(perServer);
     // The counters likewise: the models' success counts add up to the server's.
-    double server = value(prometheus.query("sum(gputop_inference_requests_total{server=\"two-models\", outcome=\"success\"})"));
-    double models = value(prometheus.query("sum(gputop_inference_model_requests_total{server=\"two-models\", outcome=\"success\"})"));
+    double server = value(prometheus.queryAt("sum(gputop_inference_requests_total{server=\"two-models\", outcome=\"success\"})", oneScrape));
+    double models = value(prometheus.queryAt("sum(gputop_inference_model_requests_total{server=\"two-models\", outcome=\"success\"})", oneScrape));
     assertThat(models).isEqualTo(server).isPositive();
     assertThat(server % 13).as("13 requests per scrape of the two models together").isZero();
   }
@@ -558,7 +562,10 @@ class PrometheusEndToEndIT {
       Thread.sleep(500);
     }
     assertThat(restartingScrapes.get()).isGreaterThan(RESTART_AT);
-    List<JsonNode> samples = prometheus.query(series + "[10m]");
+    // The samples and increase() over them are read at one time, so a scrape between the two
+    // queries can't add a sample to one of them only.
+    String oneScrape = lastScrapeOfTheAgent();
+    List<JsonNode> samples = prometheus.queryAt(series + "[10m]", oneScrape);
     assertThat(samples).hasSize(1);
     double previous = -1;
     for (JsonNode v : samples.get(0).path("values")) {
@@ -579,9 +586,19 @@ class PrometheusEndToEndIT {
     double last = Double.parseDouble(values.get(n - 1).get(1).asText());
     double sampled = values.get(n - 1).get(0).asDouble() - values.get(0).get(0).asDouble();
     double interval = sampled / (n - 1);
-    double increase = value(prometheus.query("increase(" + series + "[10m])"));
+    double increase = value(prometheus.queryAt("increase(" + series + "[10m])", oneScrape));
     assertThat(increase).isGreaterThanOrEqualTo(last - first)
         .isLessThanOrEqualTo((last - first) * (1 + 1.6 * interval / sampled) + 1e-9);
+  }
+
+  /**
+   * The time of Prometheus's newest scrape of the agent, as Prometheus wrote it: every sample of
+   * that scrape is stored at it, so queries evaluated there all read that one scrape.
+   */
+  private static String lastScrapeOfTheAgent() {
+    List<JsonNode> up = prometheus.query("timestamp(up{instance=\"" + agentInstance + "\"})");
+    assertThat(up).hasSize(1);
+    return up.get(0).path("value").get(1).asText();
   }
 
   private static double value(List<JsonNode> result) {
