@@ -124,4 +124,16 @@ public record AgentConfig(
   public boolean listenerDisabled() {
     return "off".equalsIgnoreCase(listen);
   }
+
+  /**
+   * {@code listen} as a host and a port.
+   *
+   * @throws IllegalStateException when the listener is switched off ({@link #listenerDisabled()})
+   */
+  public ListenAddress listenAddress() {
+    if (listenerDisabled()) {
+      throw new IllegalStateException("listen: off");
+    }
+    return ListenAddress.parse(listen);
+  }
 }

@@ -175,7 +175,7 @@ public abstract class ConfigType<T> {
         }
       };
 
-  /** {@code host:port} with a port of 0-65535, or {@code off}. */
+  /** {@code host:port} with a port of 0-65535 ({@link ListenAddress}), or {@code off}. */
   public static final ConfigType<String> LISTEN =
       new ConfigType<>("host:port or off") {
         @Override
@@ -183,18 +183,7 @@ public abstract class ConfigType<T> {
           if ("off".equalsIgnoreCase(listen)) {
             return listen;
           }
-          int colon = listen.lastIndexOf(':');
-          if (colon <= 0 || colon == listen.length() - 1) {
-            throw new IllegalArgumentException("expected host:port (or 'off'), not '" + listen + "'");
-          }
-          try {
-            int port = Integer.parseInt(listen.substring(colon + 1));
-            if (port < 0 || port > 65535) {
-              throw new NumberFormatException();
-            }
-          } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("port must be 0-65535 in '" + listen + "'");
-          }
+          ListenAddress.parse(listen); // the check; the text stays what the file said
           return listen;
         }
       };

@@ -7,6 +7,7 @@ import dev.gputop.agent.lifecycle.StandaloneAgent;
 import dev.gputop.config.AgentConfig;
 import dev.gputop.config.Endpoint;
 import dev.gputop.config.InferenceConfig;
+import dev.gputop.config.ListenAddress;
 import dev.gputop.config.internal.TerminalText;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
@@ -85,7 +86,7 @@ public final class DemoCommand implements Callable<Integer> {
     checkPorts();
     AgentConfig file = config.loadWithDefaults(DEMO_DEFAULTS);
     if (port != null) {
-      file = file.withListen(listenHost(file) + ":" + port);
+      file = file.withListen(listenAddress(file).withPort(port).toString());
     }
     quietLogging();
     PrintWriter out = spec.commandLine().getOut();
@@ -185,9 +186,9 @@ public final class DemoCommand implements Callable<Integer> {
     }
   }
 
-  /** The listen address's host, or loopback when the file switched the listener off. */
-  private static String listenHost(AgentConfig cfg) {
-    return cfg.listenerDisabled() ? "127.0.0.1" : cfg.listen().substring(0, cfg.listen().lastIndexOf(':'));
+  /** The listen address, or loopback's when the file switched the listener off. */
+  private static ListenAddress listenAddress(AgentConfig cfg) {
+    return cfg.listenerDisabled() ? new ListenAddress("127.0.0.1", 0) : cfg.listenAddress();
   }
 
   /** Starts the agent; when the listen address is taken (an agent already runs), on any free port. */
@@ -198,7 +199,7 @@ public final class DemoCommand implements Callable<Integer> {
       if (cfg.listenerDisabled()) {
         throw e;
       }
-      return StandaloneAgent.start(cfg.withListen(listenHost(cfg) + ":0"));
+      return StandaloneAgent.start(cfg.withListen(listenAddress(cfg).withPort(0).toString()));
     }
   }
 

@@ -12,6 +12,7 @@ import dev.gputop.agent.runtime.JvmUptime;
 import dev.gputop.agent.runtime.SnapshotAssembler;
 import dev.gputop.receiver.Clock;
 import dev.gputop.receiver.HealthStatus;
+import dev.gputop.config.ListenAddress;
 import dev.gputop.config.ListenerConfig;
 import dev.gputop.inference.scrape.JettyDefaults;
 import dev.gputop.receiver.Clock;
@@ -175,7 +176,7 @@ public final class AgentHttpServer implements AutoCloseable {
       ListenerConfig security, ConnectionDeadlines.NanoClock deadlineClock) {
     Objects.requireNonNull(runtime, "runtime");
     security.validate();
-    InetSocketAddress address = parse(listen);
+    InetSocketAddress address = ListenAddress.parse(listen).socketAddress();
     JettyDefaults.apply();
     ListenerSecurity.Authenticator auth;
     ListenerSecurity.ReloadingTls tls;
@@ -270,19 +271,6 @@ public final class AgentHttpServer implements AutoCloseable {
     } catch (Exception e) {
       logger.log(Level.FINE, "stopping the listener failed", e);
     }
-  }
-
-  static InetSocketAddress parse(String listen) {
-    int colon = listen.lastIndexOf(':');
-    if (colon <= 0) {
-      throw new IllegalArgumentException("expected host:port, not " + listen);
-    }
-    String host = listen.substring(0, colon);
-    if (host.startsWith("[") && host.endsWith("]")) {
-      host = host.substring(1, host.length() - 1);
-    }
-    int port = Integer.parseInt(listen.substring(colon + 1));
-    return new InetSocketAddress(host, port);
   }
 
   /** One request on a listener thread: what {@link Routes} hands the route methods. */
