@@ -12,12 +12,9 @@ import dev.gputop.agent.top.SnapshotView;
 import dev.gputop.agent.top.TopScreen;
 import dev.gputop.config.AgentConfig;
 import dev.gputop.config.ConfigLoader;
-import com.sun.jna.Native;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -53,18 +50,6 @@ class HistorySnapshotTest {
     }
   }
 
-  /**
-   * The fake NVML under a name of its own: a separate copy in the process (its own devices), and
-   * JNA, which caches a loaded library under its file name too, keeps {@code libnvidia-ml.so.1}
-   * unresolved for the tests that expect no NVML.
-   */
-  private static Path ownFakeNvml() throws IOException {
-    Path built = FakeNvmlLibrary.path();
-    Path copy = built.resolveSibling("libfake-nvml-history-snapshot.so");
-    Files.copy(built, copy, StandardCopyOption.REPLACE_EXISTING);
-    return copy;
-  }
-
   private static String config(List<Replica> replicas, Path nvml) {
     StringBuilder y = new StringBuilder();
     y.append("listen: 'off'\nrefresh:\n  normal: 250ms\n");
@@ -93,9 +78,9 @@ class HistorySnapshotTest {
 
   @Test
   void recordHistory_pointsAreTheSnapshotsValuesForTheSameState() throws Exception {
-    Path nvml = ownFakeNvml();
-    FakeNvmlLibrary.Control fake = Native.load(nvml.toString(), FakeNvmlLibrary.Control.class);
-    fake.fake_nvml_reset(2);
+    FakeNvmlLibrary.Copy copy = FakeNvmlLibrary.copy("libfake-nvml-history-snapshot.so", 2);
+    Path nvml = copy.path();
+    FakeNvmlLibrary.Control fake = copy.control();
     fake.fake_nvml_set(0, "util.gpu", 87);
     fake.fake_nvml_set(0, "memory.used", 20 * GIB + 12_345_678); // more digits than a float keeps
     fake.fake_nvml_set(1, "util.gpu", 93);

@@ -2,7 +2,6 @@ package dev.gputop.agent.prometheus;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.sun.jna.Native;
 import dev.gputop.agent.FakeNvmlLibrary;
 import dev.gputop.agent.demo.DemoReplicas;
 import dev.gputop.agent.demo.Replica;
@@ -51,9 +50,7 @@ import io.opentelemetry.sdk.testing.exporter.InMemoryMetricReader;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -155,12 +152,9 @@ class PrometheusTextWriterTest {
 
   @Test
   void agentRuntime_demoReplicasOfEveryEngineFakeNvmlAndPods_sameBytes() throws Exception {
-    // The fake NVML under a name of its own (as HistorySnapshotTest): its own devices, and JNA,
-    // which caches a loaded library by file name, leaves libnvidia-ml.so.1 to the tests that expect none.
-    Path nvml = FakeNvmlLibrary.path().resolveSibling("libfake-nvml-exposition.so");
-    Files.copy(FakeNvmlLibrary.path(), nvml, StandardCopyOption.REPLACE_EXISTING);
-    FakeNvmlLibrary.Control fake = Native.load(nvml.toString(), FakeNvmlLibrary.Control.class);
-    fake.fake_nvml_reset(4);
+    FakeNvmlLibrary.Copy copy = FakeNvmlLibrary.copy("libfake-nvml-exposition.so", 4);
+    Path nvml = copy.path();
+    FakeNvmlLibrary.Control fake = copy.control();
     fake.fake_nvml_add_process(0, 4242, 3L << 30);
     ExportedHistogramProducer histograms = new ExportedHistogramProducer();
     // The pods' histograms, as a discovered server in Kubernetes exports them.
@@ -209,10 +203,9 @@ class PrometheusTextWriterTest {
    */
   @Test
   void everySeriesOnMetricsIsInDocsMetricsMd_andEveryRowOfItIsOnMetrics() throws Exception {
-    Path nvml = FakeNvmlLibrary.path().resolveSibling("libfake-nvml-doc.so");
-    Files.copy(FakeNvmlLibrary.path(), nvml, StandardCopyOption.REPLACE_EXISTING);
-    FakeNvmlLibrary.Control fake = Native.load(nvml.toString(), FakeNvmlLibrary.Control.class);
-    fake.fake_nvml_reset(2);
+    FakeNvmlLibrary.Copy copy = FakeNvmlLibrary.copy("libfake-nvml-doc.so", 2);
+    Path nvml = copy.path();
+    FakeNvmlLibrary.Control fake = copy.control();
     fake.fake_nvml_add_process(0, 4242, 3L << 30);
     fake.fake_nvml_set(0, "nvlink.count", 2); // GPU 0: NVLink; GPU 1: a GPU that retires pages
     fake.fake_nvml_set(1, "memory.retirement", 1);

@@ -5,8 +5,6 @@ import static org.assertj.core.api.Assertions.within;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.sun.jna.Library;
-import com.sun.jna.Native;
 import com.sun.net.httpserver.HttpServer;
 import dev.gputop.agent.FakeNvmlLibrary;
 import dev.gputop.agent.OtlpHttpReceiver;
@@ -26,9 +24,7 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -49,18 +45,10 @@ import org.junit.jupiter.api.Test;
  */
 class EfficiencyTest {
 
-  /** The fake's scripting functions this test uses (see fake_nvml.c). */
-  interface Fake extends Library {
-    void fake_nvml_reset(int count);
-
-    int fake_nvml_set(int dev, String field, long value);
-
-    int fake_nvml_run(int dev, long millis);
-  }
-
   private static final Pattern SAMPLE = Pattern.compile("^(\\w+)\\{([^}]*)\\} (\\S+)$", Pattern.MULTILINE);
 
-  private Fake fake;
+  private FakeNvmlLibrary.Control fake;
+  private Path nvml;
   private final ManualClock clock = new ManualClock();
   private final Map<String, long[]> tokens = new ConcurrentHashMap<>();
   private HttpServer vllm;
@@ -71,11 +59,9 @@ class EfficiencyTest {
 
   @BeforeEach
   void start() throws IOException {
-    // A copy of its own: the fake keeps its GPUs in the library's memory, per loaded file.
-    Path lib = FakeNvmlLibrary.path().resolveSibling("libfake-nvml-efficiency.so");
-    Files.copy(FakeNvmlLibrary.path(), lib, StandardCopyOption.REPLACE_EXISTING);
-    fake = Native.load(lib.toString(), Fake.class);
-    fake.fake_nvml_reset(4);
+    FakeNvmlLibrary.Copy four = FakeNvmlLibrary.copy("libfake-nvml-efficiency.so", 4);
+    fake = four.control();
+    nvml = four.path();
     vllm = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
     vllm.createContext("/", ex -> {
       long[] t = tokens.getOrDefault(ex.getRequestURI().getPath(), new long[2]);
@@ -101,7 +87,7 @@ class EfficiencyTest {
   /** Starts both receivers with these endpoints (YAML list items) and {@code inference.window}. */
   private void receivers(String window, String... endpoints) {
     StringBuilder yaml = new StringBuilder("refresh:\n  normal: 5s\nlisten: 127.0.0.1:0\nnvml:\n  library: ")
-        .append(FakeNvmlLibrary.path().resolveSibling("libfake-nvml-efficiency.so"))
+        .append(nvml)
         .append("\ninference:\n  window: ").append(window).append("\n  costPerGpuHour: 3.6\n")
         .append("  discovery:\n    enabled: false\n  endpoints:\n");
     for (String e : endpoints) {
