@@ -450,12 +450,19 @@ final class TopCommand implements Callable<Integer> {
     }
 
     /**
-     * Reads the snapshot once: a 401 or a failed TLS handshake is thrown (a clear one-line
-     * error); anything else (an agent not up yet) is left to the view's status line.
+     * The agent's refresh interval, read once (it changes only with the agent's config): by
+     * {@link #check()} when the agent answered it, else at the view's first ask.
+     */
+    private Duration interval;
+
+    /**
+     * Reads the agent's interval (its small {@code /api/history} document) before the view
+     * starts: a 401 or a failed TLS handshake is thrown (a clear one-line error); anything else
+     * (an agent not up yet) is left to the view's status line.
      */
     void check() throws IOException {
       try {
-        snapshot();
+        interval();
       } catch (Refused e) {
         throw e;
       } catch (IOException e) {
@@ -486,8 +493,11 @@ final class TopCommand implements Callable<Integer> {
 
     @Override
     public Duration interval() throws IOException {
-      Double seconds = HistoryView.parse(get("/api/history")).intervalSeconds();
-      return Duration.ofMillis(Math.max(500, Math.round((seconds == null ? 3 : seconds) * 1000)));
+      if (interval == null) {
+        Double seconds = HistoryView.parse(get("/api/history")).intervalSeconds();
+        interval = Duration.ofMillis(Math.max(500, Math.round((seconds == null ? 3 : seconds) * 1000)));
+      }
+      return interval;
     }
 
     @Override
