@@ -2,7 +2,6 @@ package dev.gputop.inference;
 
 import dev.gputop.config.Endpoint;
 import dev.gputop.config.InferenceConfig;
-import dev.gputop.config.ScrapeConfig;
 import dev.gputop.config.logging.FailureLog;
 import dev.gputop.config.services.GpuPowerSource;
 import dev.gputop.config.services.ProcessOwnerLookup;
@@ -23,6 +22,7 @@ import dev.gputop.inference.parse.ExpositionFormatException;
 import dev.gputop.inference.parse.ExpositionParser;
 import dev.gputop.inference.parse.ParserLimits;
 import dev.gputop.inference.parse.ParserTables;
+import dev.gputop.inference.scrape.HttpScraper;
 import dev.gputop.inference.scrape.ScrapeResult;
 import dev.gputop.inference.scrape.Scraper;
 import dev.gputop.inference.stats.Efficiency;
@@ -381,8 +381,7 @@ final class InferenceReceiver implements Receiver, ProcessOwnerLookup {
   private final ParserTables parserTables = new ParserTables();
 
   private Tracked newState(Target t) {
-    ScrapeConfig s = config.scrape();
-    ParserLimits limits = new ParserLimits(s.maxLineLength(), s.maxSeries(), s.maxLabels());
+    ParserLimits limits = HttpScraper.parserLimits(config.scrape());
     if (logger.isLoggable(Level.INFO)) {
       logger.info("inference server " + t.name() + " (" + t.source().jsonName() + ") at " + t.url());
     }

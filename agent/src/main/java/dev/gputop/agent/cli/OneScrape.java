@@ -6,7 +6,6 @@ import dev.gputop.config.ScrapeConfig;
 import dev.gputop.inference.parse.Exposition;
 import dev.gputop.inference.parse.ExpositionFormatException;
 import dev.gputop.inference.parse.ExpositionParser;
-import dev.gputop.inference.parse.ParserLimits;
 import dev.gputop.inference.scrape.HttpScraper;
 import dev.gputop.inference.scrape.ScrapeResult;
 import dev.gputop.receiver.Clock;
@@ -55,7 +54,7 @@ final class OneScrape {
 
   /** The scrape's body parsed under {@code s}'s limits, as the receiver parses it. */
   static Exposition parse(ScrapeConfig s, ScrapeResult result) throws ExpositionFormatException {
-    return new ExpositionParser(new ParserLimits(s.maxLineLength(), s.maxSeries(), s.maxLabels()))
+    return new ExpositionParser(HttpScraper.parserLimits(s))
         .parse(result.body(), 0, result.length());
   }
 }

@@ -2,6 +2,7 @@ package dev.gputop.inference.scrape;
 
 import dev.gputop.config.Endpoint;
 import dev.gputop.config.ScrapeConfig;
+import dev.gputop.inference.parse.ParserLimits;
 import dev.gputop.inference.scrape.ScrapeResult.Outcome;
 import dev.gputop.receiver.Clock;
 import io.opentelemetry.api.OpenTelemetry;
@@ -108,6 +109,16 @@ public final class HttpScraper implements Scraper {
     // first cycle's deadline, which waits for it. (JSSE is left for the first https target; see
     // prepareTls.)
     clients.startInBackground();
+  }
+
+  /**
+   * The limits a scraped body is parsed under: {@code inference.scrape.maxLineLength}, {@code
+   * maxSeries} and {@code maxLabels}, whose defaults are {@link ParserLimits#defaults()} (the
+   * parse package reads no config). The receiver and the agent's one-off scrapes both take them
+   * from here.
+   */
+  public static ParserLimits parserLimits(ScrapeConfig config) {
+    return new ParserLimits(config.maxLineLength(), config.maxSeries(), config.maxLabels());
   }
 
   /**

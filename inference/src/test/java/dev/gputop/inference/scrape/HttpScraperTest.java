@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.gputop.config.Endpoint;
 import dev.gputop.config.ScrapeConfig;
 import dev.gputop.config.TlsConfig;
+import dev.gputop.inference.parse.ParserLimits;
 import dev.gputop.inference.scrape.ScrapeResult.Outcome;
 import dev.gputop.receiver.Clock;
 import dev.gputop.testing.SharedFixtures;
@@ -56,6 +57,14 @@ class HttpScraperTest {
     for (AutoCloseable resource : resources) {
       resource.close();
     }
+  }
+
+  @Test
+  void parserLimits_areTheScrapeKeys_andTheirDefaultsAreTheParsersOwn() {
+    // The parse package reads no config, so the defaults are written twice: this keeps them one.
+    assertThat(HttpScraper.parserLimits(ScrapeConfig.defaults())).isEqualTo(ParserLimits.defaults());
+    ScrapeConfig tight = ScrapeConfig.builder().maxLineLength(512).maxSeries(9).maxLabels(3).build();
+    assertThat(HttpScraper.parserLimits(tight)).isEqualTo(new ParserLimits(512, 9, 3));
   }
 
   @Test
