@@ -202,6 +202,10 @@ public class AgentRuntimeTest {
     ObjectNode doc = rt.snapshot();
 
     assertThat(doc.get("timestamp").asText()).isEqualTo("2026-03-04T05:06:07.891Z");
+    // The fields the assembler writes are the ones a receiver's further section may not take.
+    List<String> fields = new ArrayList<>();
+    doc.fieldNames().forEachRemaining(fields::add);
+    assertThat(fields).containsExactlyInAnyOrderElementsOf(Contribution.FIXED_SECTIONS);
     assertThat(doc.get("gpus")).isEmpty();
     assertThat(doc.get("inference")).isEmpty();
     assertThat(doc.get("alerts")).isEmpty();
