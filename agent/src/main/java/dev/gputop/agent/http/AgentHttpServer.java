@@ -10,8 +10,6 @@ import dev.gputop.agent.runtime.AgentRuntime;
 import dev.gputop.agent.runtime.Json;
 import dev.gputop.agent.runtime.JvmUptime;
 import dev.gputop.agent.runtime.SnapshotAssembler;
-import dev.gputop.receiver.Clock;
-import dev.gputop.receiver.HealthStatus;
 import dev.gputop.config.ListenAddress;
 import dev.gputop.config.ListenerConfig;
 import dev.gputop.inference.scrape.JettyDefaults;
