@@ -7,7 +7,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.gputop.config.Endpoint;
 import dev.gputop.config.InferenceConfig;
-import dev.gputop.config.ScrapeConfig;
 import dev.gputop.config.TlsConfig;
 import dev.gputop.inference.discovery.DiscoveredServer;
 import dev.gputop.inference.discovery.DiscoveryResult;

@@ -12,7 +12,6 @@ import dev.gputop.receiver.ExportedHistogram;
 import io.opentelemetry.sdk.testing.assertj.OpenTelemetryAssertions;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** A server's attribute sets are built once and kept while it stays, with its engine. */
