@@ -34,6 +34,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The shaded jar, as a separate process, scraping the five demo replicas (started here, so the
@@ -46,7 +47,8 @@ class DemoReplicasIT {
   private static final Pattern FIRST_REFRESH =
       Pattern.compile("first refresh of every receiver done (\\d+) ms after start \\((\\d+) ms after the JVM started\\)");
 
-  private Path dir;
+  /** The agent's working directory for the class: its config and logs; JUnit removes it after. */
+  @TempDir static Path dir;
 
   private final HttpClient http = HttpClient.newHttpClient();
   private final ObjectMapper json = new ObjectMapper();
@@ -59,7 +61,6 @@ class DemoReplicasIT {
 
   @BeforeAll
   void startEverything() throws Exception {
-    dir = Files.createTempDirectory("gputop-demo-it");
     replicas = Truths.recorded(DemoReplicas.builder().seed(11).restarts(false).start());
     otlp = new OtlpHttpReceiver();
     StringBuilder yaml = new StringBuilder(

@@ -26,6 +26,7 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
 import org.openqa.selenium.Dimension;
 import org.openqa.selenium.JavascriptExecutor;
@@ -61,7 +62,8 @@ class LiveViewIT {
 
   private final HttpClient http = HttpClient.newHttpClient();
   private final ObjectMapper json = new ObjectMapper();
-  private Path dir;
+  /** The agent's working directory for the class: its config and logs; JUnit removes it after. */
+  @TempDir static Path dir;
   private DemoReplicas replicas;
   private AgentProcess agent;
   private String url;
@@ -70,7 +72,6 @@ class LiveViewIT {
   @BeforeAll
   void startAgent() throws Exception {
     Files.createDirectories(OUT);
-    dir = Files.createTempDirectory("gputop-live-it");
     replicas = DemoCommand.replicas(42).start();
     StringBuilder yaml = new StringBuilder(
         "listen: 127.0.0.1:0\nrefresh:\n  normal: 1s\nnvml:\n  library: " + LONG_NVML_LIBRARY + "\n"

@@ -28,6 +28,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * SLO attainment and burn rate live in every output of the shaded agent, equal to the PromQL
@@ -47,7 +48,8 @@ class SloIT {
 
   private static final double EPS = 1e-9;
 
-  private Path dir;
+  /** The agent's working directory for the class: its config and logs; JUnit removes it after. */
+  @TempDir static Path dir;
   private HttpServer servers;
   private final Map<String, AtomicLong> steps = new ConcurrentHashMap<>();
   private OtlpHttpReceiver otlp;
@@ -83,7 +85,6 @@ class SloIT {
 
   @BeforeAll
   void start() throws Exception {
-    dir = Files.createTempDirectory("gputop-slo-it");
     servers = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 8);
     servers.createContext("/metrics", ex -> {
       byte[] body = exposition(ex.getRequestURI().getQuery()).getBytes(StandardCharsets.UTF_8);
