@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import at.favre.lib.crypto.bcrypt.BCrypt;
 import dev.gputop.agent.Siege;
 import dev.gputop.config.ListenerConfig;
+import dev.gputop.testing.LogCapture;
 import dev.gputop.testing.ManualClock;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
@@ -218,20 +219,8 @@ class ListenerAuthSiegeTest {
   @Test
   void passwordOver72Bytes_isAClear401_loggedOnceThenThrottled() throws Exception {
     java.util.logging.Logger security = java.util.logging.Logger.getLogger(ListenerSecurity.class.getName());
-    List<java.util.logging.LogRecord> records = new java.util.concurrent.CopyOnWriteArrayList<>();
-    java.util.logging.Handler capture = new java.util.logging.Handler() {
-      @Override
-      public void publish(java.util.logging.LogRecord r) {
-        records.add(r);
-      }
-
-      @Override
-      public void flush() {}
-
-      @Override
-      public void close() {}
-    };
-    security.addHandler(capture);
+    LogCapture capture = LogCapture.attach(security, java.util.logging.Level.ALL);
+    List<java.util.logging.LogRecord> records = capture.records();
     security.setLevel(java.util.logging.Level.INFO);
     try {
       start(4);
@@ -262,7 +251,7 @@ class ListenerAuthSiegeTest {
           .anyMatch(m -> m.contains("bcrypt reads at most 72 bytes of a password"));
       assertThat(records).extracting(java.util.logging.LogRecord::getMessage).noneMatch(m -> m.contains(PASSWORD));
     } finally {
-      security.removeHandler(capture);
+      capture.close();
       security.setLevel(null);
     }
   }
